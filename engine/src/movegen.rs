@@ -1,0 +1,325 @@
+//! Legal-move generation: exactly one move per distinct resulting position.
+//!
+//! A depth-first walk plays one die at a time on a copy of the board. The
+//! rules' "use as many dice as possible, else the higher die" becomes a
+//! filter on (dice played, pips of dice played) at the leaves, as only
+//! complete plays are kept.
+//!
+//! Duplicates are avoided two ways:
+//! - doubles: steps are generated with non-increasing start points, which
+//!   visits each multiset of steps once; different multisets give different
+//!   boards (checker flow along a chain of points is unique), so no
+//!   duplicate arises at all;
+//! - other rolls: both die orders are walked and results are deduplicated
+//!   with a small open-addressing hash table over the resulting board,
+//!   confirmed by exact comparison. The table is stamped, not cleared, so a
+//!   call allocates nothing once the [`MoveList`] has warmed up.
+
+use crate::dice::Dice;
+use crate::moves::{Move, Step};
+use crate::position::{Checkers, Position, BAR, HOME_MASK};
+
+/// A legal play and the board it leaves (still seen from the mover; call
+/// [`Position::swapped`] to hand the roll over).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Candidate {
+    /// The play.
+    pub mv: Move,
+    /// The board after it, from the mover's side.
+    pub position: Position,
+}
+
+/// Reusable output buffer of [`generate`]. Keep one per thread and pass it to
+/// every call: its storage is reused, so generation does not allocate.
+#[derive(Clone, Debug)]
+pub struct MoveList {
+    cands: Vec<Candidate>,
+    slots: Vec<u32>,
+    stamps: Vec<u32>,
+    stamp: u32,
+    best_dice: u8,
+    best_pips: u8,
+}
+
+impl Default for MoveList {
+    fn default() -> Self {
+        MoveList::new()
+    }
+}
+
+const INITIAL_SLOTS: usize = 256;
+
+impl MoveList {
+    /// An empty list.
+    pub fn new() -> MoveList {
+        MoveList {
+            cands: Vec::with_capacity(64),
+            slots: vec![0; INITIAL_SLOTS],
+            stamps: vec![0; INITIAL_SLOTS],
+            stamp: 0,
+            best_dice: 0,
+            best_pips: 0,
+        }
+    }
+
+    /// The legal plays of the last [`generate`] call.
+    #[inline]
+    pub fn as_slice(&self) -> &[Candidate] {
+        &self.cands
+    }
+
+    /// Number of legal plays (a pass counts as one).
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.cands.len()
+    }
+
+    /// Whether the list holds nothing (only before the first call).
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.cands.is_empty()
+    }
+
+    /// Iterates over the legal plays.
+    pub fn iter(&self) -> std::slice::Iter<'_, Candidate> {
+        self.cands.iter()
+    }
+
+    fn reset(&mut self) {
+        self.cands.clear();
+        self.best_dice = 0;
+        self.best_pips = 0;
+        self.new_stamp();
+    }
+
+    fn new_stamp(&mut self) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.stamps.iter_mut().for_each(|s| *s = 0);
+            self.stamp = 1;
+        }
+    }
+
+    fn hash(p: &Position) -> u64 {
+        let c = p.me.counts();
+        let a = u64::from_le_bytes(c[0..8].try_into().unwrap());
+        let b = u64::from_le_bytes(c[8..16].try_into().unwrap());
+        let d = u64::from_le_bytes(c[16..24].try_into().unwrap());
+        let e = u64::from(u16::from_le_bytes([c[24], c[25]])) | (u64::from(p.opp.occupied()) << 16);
+        let mut h = a.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        h = (h.rotate_left(23) ^ b).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        h = (h.rotate_left(23) ^ d).wrapping_mul(0x1656_67B1_9E37_79F9);
+        h = (h.rotate_left(23) ^ e).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        h ^ (h >> 29)
+    }
+
+    /// Inserts unless an equal board is already there.
+    fn insert_unique(&mut self, cand: Candidate) {
+        if self.cands.len() * 2 >= self.slots.len() {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = Self::hash(&cand.position) as usize & mask;
+        loop {
+            if self.stamps[i] != self.stamp {
+                self.stamps[i] = self.stamp;
+                self.slots[i] = self.cands.len() as u32;
+                self.cands.push(cand);
+                return;
+            }
+            if self.cands[self.slots[i] as usize].position == cand.position {
+                return;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let n = self.slots.len() * 2;
+        self.slots = vec![0; n];
+        self.stamps = vec![0; n];
+        self.stamp = 1;
+        let mask = n - 1;
+        for (k, c) in self.cands.iter().enumerate() {
+            let mut i = Self::hash(&c.position) as usize & mask;
+            while self.stamps[i] == self.stamp {
+                i = (i + 1) & mask;
+            }
+            self.stamps[i] = self.stamp;
+            self.slots[i] = k as u32;
+        }
+    }
+
+    /// Offers a complete play; keeps only plays using the most dice, then
+    /// the most pips (which is the higher die when only one can be used).
+    #[inline]
+    fn offer(&mut self, mv: Move, position: Position, dice_used: u8, pips: u8, dedupe: bool) {
+        if dice_used < self.best_dice || (dice_used == self.best_dice && pips < self.best_pips) {
+            return;
+        }
+        if dice_used > self.best_dice || pips > self.best_pips {
+            self.cands.clear();
+            self.new_stamp();
+            self.best_dice = dice_used;
+            self.best_pips = pips;
+        }
+        let cand = Candidate { mv, position };
+        if dedupe {
+            self.insert_unique(cand);
+        } else {
+            self.cands.push(cand);
+        }
+    }
+}
+
+struct Walk<'a> {
+    /// My points the opponent holds with two or more (constant during a
+    /// call: my moves never change them, hits only take blots).
+    blocked: u32,
+    dice: [u8; 4],
+    n_dice: usize,
+    doubles: bool,
+    out: &'a mut MoveList,
+}
+
+impl Walk<'_> {
+    fn go(&mut self, pos: &Position, depth: usize, max_from: usize, mv: Move, pips: u8) {
+        if depth == self.n_dice {
+            self.out.offer(mv, *pos, depth as u8, pips, !self.doubles);
+            return;
+        }
+        let d = self.dice[depth] as usize;
+        let mut moved = false;
+        if pos.me.bar() > 0 {
+            let to = BAR - d;
+            if self.blocked & (1 << to) == 0 {
+                let (next, step) = play(pos, BAR, to);
+                self.go(&next, depth + 1, BAR, mv.with(step), pips + d as u8);
+                moved = true;
+            }
+        } else {
+            let limit = if max_from >= 31 { u32::MAX } else { (2u32 << max_from) - 1 };
+            let mut froms = pos.me.occupied() & limit;
+            let all_home = pos.me.occupied() & !HOME_MASK == 0;
+            let highest = pos.me.highest();
+            while froms != 0 {
+                let from = (31 - froms.leading_zeros()) as usize;
+                froms &= !(1 << from);
+                let to = if from > d {
+                    let to = from - d;
+                    if self.blocked & (1 << to) != 0 {
+                        continue;
+                    }
+                    to
+                } else {
+                    // Bearing off: all home, and exact or from the highest point.
+                    if !all_home || (from < d && from != highest) {
+                        continue;
+                    }
+                    0
+                };
+                let (next, step) = play(pos, from, to);
+                let next_max = if self.doubles { from } else { BAR };
+                self.go(&next, depth + 1, next_max, mv.with(step), pips + d as u8);
+                moved = true;
+            }
+        }
+        if !moved {
+            self.out.offer(mv, *pos, depth as u8, pips, !self.doubles);
+        }
+    }
+}
+
+/// Plays one checker from `from` to `to` (0 = off), hitting a blot there.
+#[inline]
+fn play(pos: &Position, from: usize, to: usize) -> (Position, Step) {
+    let mut next = *pos;
+    next.me.shift(from, to);
+    let mut hit = false;
+    if to != 0 && pos.opp.at(BAR - to) == 1 {
+        next.opp.shift(BAR - to, BAR);
+        hit = true;
+    }
+    (
+        next,
+        Step {
+            from: from as u8,
+            to: to as u8,
+            hit,
+        },
+    )
+}
+
+/// Fills `out` with every legal play of `dice` in `pos`, one per distinct
+/// resulting board. When nothing is legal it holds the single empty move.
+pub fn generate(pos: &Position, dice: Dice, out: &mut MoveList) {
+    out.reset();
+    let blocked = Checkers::mirrored(pos.opp.made());
+    if dice.is_double() {
+        let d = dice.high();
+        let mut walk = Walk {
+            blocked,
+            dice: [d; 4],
+            n_dice: 4,
+            doubles: true,
+            out,
+        };
+        walk.go(pos, 0, BAR, Move::EMPTY, 0);
+    } else {
+        let (h, l) = (dice.high(), dice.low());
+        let mut walk = Walk {
+            blocked,
+            dice: [h, l, 0, 0],
+            n_dice: 2,
+            doubles: false,
+            out,
+        };
+        walk.go(pos, 0, BAR, Move::EMPTY, 0);
+        walk.dice = [l, h, 0, 0];
+        walk.go(pos, 0, BAR, Move::EMPTY, 0);
+    }
+    if out.cands.is_empty() || out.best_dice == 0 {
+        out.cands.clear();
+        out.cands.push(Candidate {
+            mv: Move::EMPTY,
+            position: *pos,
+        });
+    }
+}
+
+/// Convenience: the legal plays in a fresh vector (allocates; hot loops
+/// should reuse a [`MoveList`]).
+pub fn legal_moves(pos: &Position, dice: Dice) -> Vec<Candidate> {
+    let mut list = MoveList::new();
+    generate(pos, dice, &mut list);
+    list.cands
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opening_counts_match_gnubg() {
+        // gnubg-nn: 31 → 16, 66 → 11... counted from the opening position.
+        let start = Position::start();
+        let n = |a, b| legal_moves(&start, Dice::new(a, b).unwrap()).len();
+        assert_eq!(n(3, 1), 16);
+        assert_eq!(n(6, 5), 7);
+        assert_eq!(n(1, 1), 42);
+    }
+
+    #[test]
+    fn closed_board_dance_is_one_empty_move() {
+        let mut opp = [0u8; 24];
+        opp[..6].iter_mut().for_each(|p| *p = 2);
+        opp[10] = 3;
+        let mut me = [0u8; 24];
+        me[5] = 13;
+        let pos = Position::from_sides(&me, 2, &opp, 0).unwrap();
+        let moves = legal_moves(&pos, Dice::new(3, 1).unwrap());
+        assert_eq!(moves.len(), 1);
+        assert!(moves[0].mv.is_empty());
+        assert_eq!(moves[0].position, pos);
+    }
+}

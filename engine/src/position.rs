@@ -1,0 +1,259 @@
+//! The board: checker counts plus occupancy bitboards, always seen from the
+//! player on roll.
+//!
+//! # Layout
+//! A [`Position`] holds two [`Checkers`], `me` (the player on roll) and `opp`
+//! (the opponent), each in **its own numbering**: index 1..=24 is that side's
+//! point 1..24 (point 1 deepest in its home board), index 25 is its bar and
+//! index 0 counts the checkers it has borne off. Counts always sum to 15 per
+//! side, so conservation is an invariant of the type.
+//!
+//! Beside the counts each side keeps two `u32` bitboards over the same
+//! indices: `occupied` (bit i set when index i holds at least one checker)
+//! and `made` (at least two). Bit 0 (borne off) is never set. The questions
+//! move generation asks become bit operations:
+//! - "may I land on my point p": bit p of [`Checkers::mirrored`]`(opp.made)`
+//!   is clear (the opponent's point 25-p is mirrored onto my point p);
+//! - "all my checkers home": `me.occupied & !HOME_MASK == 0`;
+//! - "highest occupied point": `31 - me.occupied.leading_zeros()`;
+//! - "on the bar": bit 25.
+
+use crate::error::PositionError;
+
+/// Checkers per side.
+pub const CHECKERS: u8 = 15;
+/// Index of the bar in [`Checkers::counts`].
+pub const BAR: usize = 25;
+/// Index of the borne-off tray in [`Checkers::counts`].
+pub const OFF: usize = 0;
+/// Bits 1..=6: the home board.
+pub const HOME_MASK: u32 = 0b111_1110;
+/// Bits 1..=24: the points.
+pub const POINTS_MASK: u32 = 0x01FF_FFFE;
+
+/// One side's checkers in its own numbering (see the module doc).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Checkers {
+    counts: [u8; 26],
+    occupied: u32,
+    made: u32,
+}
+
+impl Checkers {
+    /// All 15 checkers borne off.
+    pub const EMPTY: Checkers = Checkers {
+        counts: [CHECKERS, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+        occupied: 0,
+        made: 0,
+    };
+
+    /// Builds a side from counts on points 1..24 (index 0..23) and the bar;
+    /// the rest are borne off. Fails on more than 15 checkers.
+    pub fn from_points(points: &[u8; 24], bar: u8) -> Result<Checkers, PositionError> {
+        let on_board: u32 = points.iter().map(|&c| u32::from(c)).sum::<u32>() + u32::from(bar);
+        if on_board > u32::from(CHECKERS) {
+            return Err(PositionError::TooManyCheckers(on_board));
+        }
+        let mut c = Checkers::EMPTY;
+        c.counts[OFF] = CHECKERS - on_board as u8;
+        for (i, &n) in points.iter().enumerate() {
+            c.counts[i + 1] = n;
+        }
+        c.counts[BAR] = bar;
+        c.rebuild_masks();
+        Ok(c)
+    }
+
+    fn rebuild_masks(&mut self) {
+        self.occupied = 0;
+        self.made = 0;
+        for i in 1..=25 {
+            if self.counts[i] > 0 {
+                self.occupied |= 1 << i;
+            }
+            if self.counts[i] > 1 {
+                self.made |= 1 << i;
+            }
+        }
+    }
+
+    /// Checkers at index `i` (0 = off, 1..=24 points, 25 = bar).
+    #[inline]
+    pub fn at(&self, i: usize) -> u8 {
+        self.counts[i]
+    }
+
+    /// All 26 counts: off, points 1..24, bar.
+    #[inline]
+    pub fn counts(&self) -> &[u8; 26] {
+        &self.counts
+    }
+
+    /// Bitboard of indices holding at least one checker.
+    #[inline]
+    pub fn occupied(&self) -> u32 {
+        self.occupied
+    }
+
+    /// Bitboard of indices holding two or more.
+    #[inline]
+    pub fn made(&self) -> u32 {
+        self.made
+    }
+
+    /// Checkers on the bar.
+    #[inline]
+    pub fn bar(&self) -> u8 {
+        self.counts[BAR]
+    }
+
+    /// Checkers borne off.
+    #[inline]
+    pub fn off(&self) -> u8 {
+        self.counts[OFF]
+    }
+
+    /// Whether every checker still in play is in the home board.
+    #[inline]
+    pub fn all_home(&self) -> bool {
+        self.occupied & !HOME_MASK == 0
+    }
+
+    /// Pip count: distance of every checker to off (the bar counts 25).
+    pub fn pips(&self) -> u32 {
+        (1..=25).map(|i| i as u32 * u32::from(self.counts[i])).sum()
+    }
+
+    /// The highest occupied index (25 for the bar), or 0 when all are off.
+    #[inline]
+    pub fn highest(&self) -> usize {
+        (31 - (self.occupied | 1).leading_zeros()) as usize
+    }
+
+    /// Maps a bitboard in this side's numbering onto the other side's
+    /// numbering for points 1..24 (point p becomes 25-p); bar and off drop.
+    #[inline]
+    pub fn mirrored(mask: u32) -> u32 {
+        (mask & POINTS_MASK).reverse_bits() >> 6
+    }
+
+    /// Moves one checker from index `from` to index `to`.
+    #[inline]
+    pub(crate) fn shift(&mut self, from: usize, to: usize) {
+        self.remove(from);
+        self.add(to);
+    }
+
+    #[inline]
+    pub(crate) fn remove(&mut self, i: usize) {
+        let n = self.counts[i] - 1;
+        self.counts[i] = n;
+        if n == 0 {
+            self.occupied &= !(1 << i);
+        }
+        if n < 2 {
+            self.made &= !(1 << i);
+        }
+    }
+
+    #[inline]
+    pub(crate) fn add(&mut self, i: usize) {
+        let n = self.counts[i] + 1;
+        self.counts[i] = n;
+        if i != OFF {
+            self.occupied |= 1 << i;
+            if n >= 2 {
+                self.made |= 1 << i;
+            }
+        }
+    }
+}
+
+/// A board position from the point of view of the player on roll.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Position {
+    /// The player on roll.
+    pub me: Checkers,
+    /// The opponent.
+    pub opp: Checkers,
+}
+
+impl Position {
+    /// The opening position.
+    pub fn start() -> Position {
+        let mut points = [0u8; 24];
+        points[23] = 2;
+        points[12] = 5;
+        points[7] = 3;
+        points[5] = 5;
+        let side = Checkers::from_points(&points, 0).expect("15 checkers");
+        Position { me: side, opp: side }
+    }
+
+    /// Builds and validates a position from both sides' points (index 0..23 =
+    /// own points 1..24) and bars.
+    pub fn from_sides(
+        me_points: &[u8; 24],
+        me_bar: u8,
+        opp_points: &[u8; 24],
+        opp_bar: u8,
+    ) -> Result<Position, PositionError> {
+        let me = Checkers::from_points(me_points, me_bar)
+            .map_err(|e| e.for_side("player on roll"))?;
+        let opp = Checkers::from_points(opp_points, opp_bar).map_err(|e| e.for_side("opponent"))?;
+        let pos = Position { me, opp };
+        pos.validate()?;
+        Ok(pos)
+    }
+
+    /// gnubg's consistency checks: no point held by both sides, and not both
+    /// sides on the bar against each other's closed board.
+    pub fn validate(&self) -> Result<(), PositionError> {
+        let clash = self.me.occupied & Checkers::mirrored(self.opp.occupied);
+        if clash != 0 {
+            let p = clash.trailing_zeros();
+            return Err(PositionError::SharedPoint(p));
+        }
+        let closed = |c: &Checkers| c.made & HOME_MASK == HOME_MASK;
+        if self.me.bar() > 0 && self.opp.bar() > 0 && closed(&self.me) && closed(&self.opp) {
+            return Err(PositionError::BothClosedOut);
+        }
+        Ok(())
+    }
+
+    /// The same position with the other player on roll.
+    #[inline]
+    pub fn swapped(&self) -> Position {
+        Position { me: self.opp, opp: self.me }
+    }
+
+    /// Pip counts (player on roll, opponent).
+    pub fn pips(&self) -> (u32, u32) {
+        (self.me.pips(), self.opp.pips())
+    }
+
+    /// Whether the sides can still hit each other: some checker of mine is
+    /// behind some checker of the opponent's.
+    pub fn is_contact(&self) -> bool {
+        // My rearmost checker on my point h meets the opponent's checkers on
+        // its points 25-h+1 ..= 25 (its bar included) — i.e. contact exists
+        // when my highest + its highest > 25.
+        self.me.highest() + self.opp.highest() > 25
+    }
+
+    /// Whether the game is over (someone has borne off all 15).
+    pub fn is_game_over(&self) -> bool {
+        self.me.off() == CHECKERS || self.opp.off() == CHECKERS
+    }
+
+    /// A compact exact key: the 80-bit gnubg position key.
+    pub fn key(&self) -> u128 {
+        crate::position_id::key(self)
+    }
+}
+
+impl Default for Position {
+    fn default() -> Self {
+        Position::start()
+    }
+}
