@@ -8,7 +8,10 @@ use flate2::read::GzDecoder;
 use sheshbesh_engine::{position_id, Dice, Position};
 
 /// The fixture's path, relative to this crate.
-pub const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/fixtures/movegen_gnubg.txt.gz");
+pub const FIXTURE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../data/fixtures/movegen_gnubg.txt.gz"
+);
 
 /// (position, roll) cases of the fixture whose category is in `categories`
 /// (all when empty).

@@ -53,7 +53,12 @@ impl Dice {
 
     /// The 21 distinct rolls, doubles first, each once.
     pub fn all_21() -> impl Iterator<Item = Dice> {
-        (1..=6u8).flat_map(|a| (1..=a).map(move |b| Dice { first: a, second: b }))
+        (1..=6u8).flat_map(|a| {
+            (1..=a).map(move |b| Dice {
+                first: a,
+                second: b,
+            })
+        })
     }
 
     /// How many of the 36 equally likely outcomes give this roll (1 or 2).

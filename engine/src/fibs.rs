@@ -31,7 +31,10 @@ pub fn decode(text: &str) -> Result<FibsBoard, ParseError> {
     let err = |reason: String| ParseError::new(FIELD, text, reason);
     let t: Vec<&str> = text.trim().split(':').collect();
     if t.len() != 53 {
-        return Err(err(format!("expected 53 ':'-separated fields, got {}", t.len())));
+        return Err(err(format!(
+            "expected 53 ':'-separated fields, got {}",
+            t.len()
+        )));
     }
     if t[0] != "board" {
         return Err(err("must start with \"board:\"".into()));
@@ -44,8 +47,9 @@ pub fn decode(text: &str) -> Result<FibsBoard, ParseError> {
             .map_err(|_| err(format!("field {} \"{s}\" is not an integer", i + 4)))?;
     }
     let board = &v[3..29];
-    let [turn, d1, d2, od1, od2, cube, may_double, opp_may_double, was_doubled, color, direction] =
-        [v[29], v[30], v[31], v[32], v[33], v[34], v[35], v[36], v[37], v[38], v[39]];
+    let [turn, d1, d2, od1, od2, cube, may_double, opp_may_double, was_doubled, color, direction] = [
+        v[29], v[30], v[31], v[32], v[33], v[34], v[35], v[36], v[37], v[38], v[39],
+    ];
     let (post_crawford, non_crawford) = (v[48], v[49]);
     if color != 1 && color != -1 {
         return Err(err(format!("colour {color} is not 1 or -1")));
@@ -76,14 +80,28 @@ pub fn decode(text: &str) -> Result<FibsBoard, ParseError> {
     let opp_bar = board[opp_bar_idx].unsigned_abs() as u8;
     let you_c = Checkers::from_points(&you, you_bar).map_err(|e| err(format!("You: {e}")))?;
     let opp_c = Checkers::from_points(&opp, opp_bar).map_err(|e| err(format!("opponent: {e}")))?;
-    let on_roll = if turn == color { Player::One } else { Player::Zero };
-    let position = if on_roll == Player::One {
-        Position { me: you_c, opp: opp_c }
+    let on_roll = if turn == color {
+        Player::One
     } else {
-        Position { me: opp_c, opp: you_c }
+        Player::Zero
+    };
+    let position = if on_roll == Player::One {
+        Position {
+            me: you_c,
+            opp: opp_c,
+        }
+    } else {
+        Position {
+            me: opp_c,
+            opp: you_c,
+        }
     };
     position.validate().map_err(|e| err(e.to_string()))?;
-    let (a, b) = if on_roll == Player::One { (d1, d2) } else { (od1, od2) };
+    let (a, b) = if on_roll == Player::One {
+        (d1, d2)
+    } else {
+        (od1, od2)
+    };
     let dice = match (a, b) {
         (0, 0) => None,
         (a, b) => Some(

@@ -34,6 +34,7 @@ pub struct Candidate {
 #[derive(Clone, Debug)]
 pub struct MoveList {
     cands: Vec<Candidate>,
+    keys: Vec<u64>,
     slots: Vec<u32>,
     stamps: Vec<u32>,
     stamp: u32,
@@ -54,6 +55,7 @@ impl MoveList {
     pub fn new() -> MoveList {
         MoveList {
             cands: Vec::with_capacity(64),
+            keys: Vec::with_capacity(64),
             slots: vec![0; INITIAL_SLOTS],
             stamps: vec![0; INITIAL_SLOTS],
             stamp: 0,
@@ -87,6 +89,7 @@ impl MoveList {
 
     fn reset(&mut self) {
         self.cands.clear();
+        self.keys.clear();
         self.best_dice = 0;
         self.best_pips = 0;
         self.new_stamp();
@@ -100,34 +103,25 @@ impl MoveList {
         }
     }
 
-    fn hash(p: &Position) -> u64 {
-        let c = p.me.counts();
-        let a = u64::from_le_bytes(c[0..8].try_into().unwrap());
-        let b = u64::from_le_bytes(c[8..16].try_into().unwrap());
-        let d = u64::from_le_bytes(c[16..24].try_into().unwrap());
-        let e = u64::from(u16::from_le_bytes([c[24], c[25]])) | (u64::from(p.opp.occupied()) << 16);
-        let mut h = a.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        h = (h.rotate_left(23) ^ b).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
-        h = (h.rotate_left(23) ^ d).wrapping_mul(0x1656_67B1_9E37_79F9);
-        h = (h.rotate_left(23) ^ e).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        h ^ (h >> 29)
-    }
-
-    /// Inserts unless an equal board is already there.
-    fn insert_unique(&mut self, cand: Candidate) {
+    /// Inserts unless an equal board is already there. `key` is the play's
+    /// order-free fingerprint (see [`step_key`]); equal keys are confirmed
+    /// by comparing boards, so a fingerprint collision cannot lose a play.
+    fn insert_unique(&mut self, key: u64, cand: Candidate) {
         if self.cands.len() * 2 >= self.slots.len() {
             self.grow();
         }
         let mask = self.slots.len() - 1;
-        let mut i = Self::hash(&cand.position) as usize & mask;
+        let mut i = (key >> 32) as usize & mask;
         loop {
             if self.stamps[i] != self.stamp {
                 self.stamps[i] = self.stamp;
                 self.slots[i] = self.cands.len() as u32;
                 self.cands.push(cand);
+                self.keys.push(key);
                 return;
             }
-            if self.cands[self.slots[i] as usize].position == cand.position {
+            let j = self.slots[i] as usize;
+            if self.keys[j] == key && self.cands[j].position == cand.position {
                 return;
             }
             i = (i + 1) & mask;
@@ -140,8 +134,8 @@ impl MoveList {
         self.stamps = vec![0; n];
         self.stamp = 1;
         let mask = n - 1;
-        for (k, c) in self.cands.iter().enumerate() {
-            let mut i = Self::hash(&c.position) as usize & mask;
+        for (k, key) in self.keys.iter().enumerate() {
+            let mut i = (key >> 32) as usize & mask;
             while self.stamps[i] == self.stamp {
                 i = (i + 1) & mask;
             }
@@ -153,19 +147,31 @@ impl MoveList {
     /// Offers a complete play; keeps only plays using the most dice, then
     /// the most pips (which is the higher die when only one can be used).
     #[inline]
-    fn offer(&mut self, mv: Move, position: Position, dice_used: u8, pips: u8, dedupe: bool) {
+    fn offer(
+        &mut self,
+        mv: Move,
+        key: u64,
+        position: &Position,
+        dice_used: u8,
+        pips: u8,
+        dedupe: bool,
+    ) {
         if dice_used < self.best_dice || (dice_used == self.best_dice && pips < self.best_pips) {
             return;
         }
         if dice_used > self.best_dice || pips > self.best_pips {
             self.cands.clear();
+            self.keys.clear();
             self.new_stamp();
             self.best_dice = dice_used;
             self.best_pips = pips;
         }
-        let cand = Candidate { mv, position };
+        let cand = Candidate {
+            mv,
+            position: *position,
+        };
         if dedupe {
-            self.insert_unique(cand);
+            self.insert_unique(key, cand);
         } else {
             self.cands.push(cand);
         }
@@ -179,13 +185,29 @@ struct Walk<'a> {
     dice: [u8; 4],
     n_dice: usize,
     doubles: bool,
+    /// Second die order of a non-double roll: skip second steps whose play
+    /// the first order already produced (see [`Walk::go`]).
+    second_order: bool,
+    /// The starting board had no checker on the bar.
+    bar_free: bool,
     out: &'a mut MoveList,
 }
 
 impl Walk<'_> {
-    fn go(&mut self, pos: &Position, depth: usize, max_from: usize, mv: Move, pips: u8) {
+    /// Plays die `depth` on `pos` in place (make/unmake keeps the walk free
+    /// of board copies until a complete play is stored).
+    fn go(
+        &mut self,
+        pos: &mut Position,
+        depth: usize,
+        max_from: usize,
+        mv: Move,
+        key: u64,
+        pips: u8,
+    ) {
         if depth == self.n_dice {
-            self.out.offer(mv, *pos, depth as u8, pips, !self.doubles);
+            self.out
+                .offer(mv, key, pos, depth as u8, pips, !self.doubles);
             return;
         }
         let d = self.dice[depth] as usize;
@@ -193,15 +215,28 @@ impl Walk<'_> {
         if pos.me.bar() > 0 {
             let to = BAR - d;
             if self.blocked & (1 << to) == 0 {
-                let (next, step) = play(pos, BAR, to);
-                self.go(&next, depth + 1, BAR, mv.with(step), pips + d as u8);
+                let step = make(pos, BAR, to);
+                self.go(
+                    pos,
+                    depth + 1,
+                    BAR,
+                    mv.with(step),
+                    key.wrapping_add(step_key(step)),
+                    pips + d as u8,
+                );
+                unmake(pos, step);
                 moved = true;
             }
         } else {
-            let limit = if max_from >= 31 { u32::MAX } else { (2u32 << max_from) - 1 };
-            let mut froms = pos.me.occupied() & limit;
+            let mut froms = pos.me.occupied() & ((2u32 << max_from) - 1);
             let all_home = pos.me.occupied() & !HOME_MASK == 0;
             let highest = pos.me.highest();
+            // Low die first, now the high die: when neither step bears off,
+            // nothing started on the bar and this checker is not the one
+            // just moved, the high-first order played the same two steps
+            // (both were legal from the start), so the play is a duplicate.
+            let first = mv.last_step();
+            let prune = self.second_order && depth == 1 && self.bar_free && first.to != 0;
             while froms != 0 {
                 let from = (31 - froms.leading_zeros()) as usize;
                 froms &= !(1 << from);
@@ -218,36 +253,91 @@ impl Walk<'_> {
                     }
                     0
                 };
-                let (next, step) = play(pos, from, to);
+                if prune && to != 0 && from != first.to as usize {
+                    moved = true;
+                    continue;
+                }
+                let step = make(pos, from, to);
                 let next_max = if self.doubles { from } else { BAR };
-                self.go(&next, depth + 1, next_max, mv.with(step), pips + d as u8);
+                self.go(
+                    pos,
+                    depth + 1,
+                    next_max,
+                    mv.with(step),
+                    key.wrapping_add(step_key(step)),
+                    pips + d as u8,
+                );
+                unmake(pos, step);
                 moved = true;
             }
         }
         if !moved {
-            self.out.offer(mv, *pos, depth as u8, pips, !self.doubles);
+            self.out
+                .offer(mv, key, pos, depth as u8, pips, !self.doubles);
         }
     }
 }
 
-/// Plays one checker from `from` to `to` (0 = off), hitting a blot there.
-#[inline]
-fn play(pos: &Position, from: usize, to: usize) -> (Position, Step) {
-    let mut next = *pos;
-    next.me.shift(from, to);
-    let mut hit = false;
-    if to != 0 && pos.opp.at(BAR - to) == 1 {
-        next.opp.shift(BAR - to, BAR);
-        hit = true;
+/// Random 64-bit values per index, for fingerprints (splitmix64 of the index).
+const fn splitmix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+const fn table(salt: u64) -> [u64; 26] {
+    let mut t = [0u64; 26];
+    let mut i = 0;
+    while i < 26 {
+        t[i] = splitmix(salt * 64 + i as u64);
+        i += 1;
     }
-    (
-        next,
-        Step {
-            from: from as u8,
-            to: to as u8,
-            hit,
-        },
-    )
+    t
+}
+
+const CHECKER_AT: [u64; 26] = table(1);
+const HIT_AT: [u64; 26] = table(2);
+
+/// A step's share of a play's fingerprint: the fingerprint (wrapping sum
+/// over steps) depends only on the mover's net checker change and the set
+/// of hit points, so both die orders and both paths of one checker give
+/// the same key when they give the same board.
+#[inline(always)]
+fn step_key(step: Step) -> u64 {
+    let hit = if step.hit {
+        HIT_AT[step.to as usize]
+    } else {
+        0
+    };
+    CHECKER_AT[step.to as usize]
+        .wrapping_sub(CHECKER_AT[step.from as usize])
+        .wrapping_add(hit)
+}
+
+/// Plays one checker from `from` to `to` (0 = off), hitting a blot there.
+#[inline(always)]
+fn make(pos: &mut Position, from: usize, to: usize) -> Step {
+    pos.me.shift(from, to);
+    let hit = to != 0 && pos.opp.at(BAR - to) == 1;
+    if hit {
+        pos.opp.shift(BAR - to, BAR);
+    }
+    Step {
+        from: from as u8,
+        to: to as u8,
+        hit,
+    }
+}
+
+/// Takes back a step played by [`make`].
+#[inline(always)]
+fn unmake(pos: &mut Position, step: Step) {
+    let (from, to) = (step.from as usize, step.to as usize);
+    if step.hit {
+        pos.opp.shift(BAR, BAR - to);
+    }
+    pos.me.shift(to, from);
 }
 
 /// Fills `out` with every legal play of `dice` in `pos`, one per distinct
@@ -255,6 +345,7 @@ fn play(pos: &Position, from: usize, to: usize) -> (Position, Step) {
 pub fn generate(pos: &Position, dice: Dice, out: &mut MoveList) {
     out.reset();
     let blocked = Checkers::mirrored(pos.opp.made());
+    let mut work = *pos;
     if dice.is_double() {
         let d = dice.high();
         let mut walk = Walk {
@@ -262,9 +353,11 @@ pub fn generate(pos: &Position, dice: Dice, out: &mut MoveList) {
             dice: [d; 4],
             n_dice: 4,
             doubles: true,
+            second_order: false,
+            bar_free: pos.me.bar() == 0,
             out,
         };
-        walk.go(pos, 0, BAR, Move::EMPTY, 0);
+        walk.go(&mut work, 0, BAR, Move::EMPTY, 0, 0);
     } else {
         let (h, l) = (dice.high(), dice.low());
         let mut walk = Walk {
@@ -272,11 +365,14 @@ pub fn generate(pos: &Position, dice: Dice, out: &mut MoveList) {
             dice: [h, l, 0, 0],
             n_dice: 2,
             doubles: false,
+            second_order: false,
+            bar_free: pos.me.bar() == 0,
             out,
         };
-        walk.go(pos, 0, BAR, Move::EMPTY, 0);
+        walk.go(&mut work, 0, BAR, Move::EMPTY, 0, 0);
         walk.dice = [l, h, 0, 0];
-        walk.go(pos, 0, BAR, Move::EMPTY, 0);
+        walk.second_order = true;
+        walk.go(&mut work, 0, BAR, Move::EMPTY, 0, 0);
     }
     if out.cands.is_empty() || out.best_dice == 0 {
         out.cands.clear();

@@ -18,44 +18,69 @@ pub struct Step {
 
 /// A whole play of one roll: zero to four [`Step`]s in the order played.
 /// The empty move is the pass of a player who cannot move.
+///
+/// Packed into one `u64` (11 bits a step: from 5, to 5, hit 1; the count in
+/// bits 60..63) so that extending a move during generation is register
+/// arithmetic, not byte stores.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
 pub struct Move {
-    steps: [Step; 4],
-    len: u8,
+    bits: u64,
+}
+
+const STEP_BITS: u32 = 11;
+const LEN_SHIFT: u32 = 60;
+
+impl Step {
+    #[inline(always)]
+    fn pack(self) -> u64 {
+        u64::from(self.from) | (u64::from(self.to) << 5) | (u64::from(self.hit) << 10)
+    }
+
+    #[inline(always)]
+    fn unpack(b: u64) -> Step {
+        Step {
+            from: (b & 31) as u8,
+            to: ((b >> 5) & 31) as u8,
+            hit: (b >> 10) & 1 == 1,
+        }
+    }
 }
 
 impl Move {
     /// The pass.
-    pub const EMPTY: Move = Move {
-        steps: [Step {
-            from: 0,
-            to: 0,
-            hit: false,
-        }; 4],
-        len: 0,
-    };
+    pub const EMPTY: Move = Move { bits: 0 };
 
     /// The steps in the order played.
-    #[inline]
-    pub fn steps(&self) -> &[Step] {
-        &self.steps[..self.len as usize]
+    pub fn steps(self) -> impl Iterator<Item = Step> {
+        (0..self.len() as u32).map(move |i| Step::unpack(self.bits >> (i * STEP_BITS)))
     }
 
     /// Whether this is the pass.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 
     /// Number of dice played.
+    #[inline(always)]
     pub fn len(&self) -> usize {
-        self.len as usize
+        (self.bits >> LEN_SHIFT) as usize
     }
 
-    #[inline]
-    pub(crate) fn with(mut self, step: Step) -> Move {
-        self.steps[self.len as usize] = step;
-        self.len += 1;
-        self
+    #[inline(always)]
+    pub(crate) fn with(self, step: Step) -> Move {
+        let n = self.len() as u32;
+        Move {
+            bits: (self.bits | (step.pack() << (n * STEP_BITS))) + (1 << LEN_SHIFT),
+        }
+    }
+
+    /// The last step played (the default step when empty).
+    #[inline(always)]
+    pub(crate) fn last_step(self) -> Step {
+        match self.len() as u32 {
+            0 => Step::default(),
+            n => Step::unpack(self.bits >> ((n - 1) * STEP_BITS)),
+        }
     }
 
     /// Builds a move from steps (at most four are kept).
@@ -65,14 +90,14 @@ impl Move {
 
     /// Whether any step hits.
     pub fn hits(&self) -> bool {
-        self.steps().iter().any(|s| s.hit)
+        self.steps().any(|s| s.hit)
     }
 
     /// Checker paths as gnubg prints them: each checker's steps joined into
     /// one segment (keeping intermediate points only where it hit), largest
     /// start first, equal segments counted.
     pub fn segments(&self) -> Vec<(Segment, u8)> {
-        let mut steps: Vec<Step> = self.steps().to_vec();
+        let mut steps: Vec<Step> = self.steps().collect();
         // Descending start, then descending landing: a canonical order.
         steps.sort_by(|a, b| (b.from, b.to).cmp(&(a.from, a.to)));
         let mut used = [false; 4];
@@ -194,13 +219,23 @@ mod tests {
         assert_eq!(m.to_string(), "bar/22*");
         let m = Move::from_steps(&[st(6, 0, false)]);
         assert_eq!(m.to_string(), "6/off");
-        let m = Move::from_steps(&[st(8, 5, false), st(8, 5, false), st(6, 3, false), st(6, 3, false)]);
+        let m = Move::from_steps(&[
+            st(8, 5, false),
+            st(8, 5, false),
+            st(6, 3, false),
+            st(6, 3, false),
+        ]);
         assert_eq!(m.to_string(), "8/5(2) 6/3(2)");
         let m = Move::from_steps(&[st(24, 18, false), st(18, 13, false)]);
         assert_eq!(m.to_string(), "24/13");
         let m = Move::from_steps(&[st(24, 18, true), st(18, 13, false)]);
         assert_eq!(m.to_string(), "24/18*/13");
-        let m = Move::from_steps(&[st(24, 18, false), st(24, 18, false), st(18, 12, false), st(18, 12, false)]);
+        let m = Move::from_steps(&[
+            st(24, 18, false),
+            st(24, 18, false),
+            st(18, 12, false),
+            st(18, 12, false),
+        ]);
         assert_eq!(m.to_string(), "24/12(2)");
         assert_eq!(Move::EMPTY.to_string(), "");
     }

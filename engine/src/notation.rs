@@ -33,7 +33,11 @@ fn point(tok: &str, whole: &str, is_source: bool) -> Result<usize, ParseError> {
     match (n, is_source) {
         (1..=25, true) => Ok(n),
         (0..=24, false) => Ok(n),
-        _ => Err(ParseError::new(FIELD, whole, format!("point {n} is out of range"))),
+        _ => Err(ParseError::new(
+            FIELD,
+            whole,
+            format!("point {n} is out of range"),
+        )),
     }
 }
 
@@ -99,7 +103,11 @@ pub fn parse_move(pos: &Position, dice: Dice, text: &str) -> Result<Candidate, P
         return if legal.len() == 1 && legal[0].mv.is_empty() {
             Ok(legal[0])
         } else {
-            Err(ParseError::new(FIELD, text, format!("a play is possible; {}", describe(&legal))))
+            Err(ParseError::new(
+                FIELD,
+                text,
+                format!("a play is possible; {}", describe(&legal)),
+            ))
         };
     }
     let mut counts = *pos.me.counts();
@@ -111,7 +119,14 @@ pub fn parse_move(pos: &Position, dice: Dice, text: &str) -> Result<Candidate, P
                 return Err(ParseError::new(
                     FIELD,
                     text,
-                    format!("no checker left to move from {}", if w.from == BAR { "the bar".to_string() } else { w.from.to_string() }),
+                    format!(
+                        "no checker left to move from {}",
+                        if w.from == BAR {
+                            "the bar".to_string()
+                        } else {
+                            w.from.to_string()
+                        }
+                    ),
                 ));
             }
             counts[w.from] -= 1;
@@ -124,7 +139,11 @@ pub fn parse_move(pos: &Position, dice: Dice, text: &str) -> Result<Candidate, P
         .filter(|c| c.position.me.counts() == &counts)
         .collect();
     let distance = |c: &Candidate| {
-        let hit_points: Vec<usize> = c.mv.steps().iter().filter(|s| s.hit).map(|s| s.to as usize).collect();
+        let hit_points: Vec<usize> =
+            c.mv.steps()
+                .filter(|s| s.hit)
+                .map(|s| s.to as usize)
+                .collect();
         let finals: Vec<usize> = counts
             .iter()
             .enumerate()
@@ -132,7 +151,10 @@ pub fn parse_move(pos: &Position, dice: Dice, text: &str) -> Result<Candidate, P
             .map(|(i, _)| i)
             .collect();
         // Hits on final resting points are implied; only marks elsewhere count.
-        hit_points.iter().filter(|p| !starred.contains(p) && !finals.contains(p)).count()
+        hit_points
+            .iter()
+            .filter(|p| !starred.contains(p) && !finals.contains(p))
+            .count()
             + starred.iter().filter(|p| !hit_points.contains(p)).count()
     };
     match matching.iter().map(|c| distance(c)).min() {
@@ -142,7 +164,8 @@ pub fn parse_move(pos: &Position, dice: Dice, text: &str) -> Result<Candidate, P
             format!("not a legal play; {}", describe(&legal)),
         )),
         Some(best) => {
-            let chosen: Vec<&&Candidate> = matching.iter().filter(|c| distance(c) == best).collect();
+            let chosen: Vec<&&Candidate> =
+                matching.iter().filter(|c| distance(c) == best).collect();
             if chosen.len() > 1 {
                 return Err(ParseError::new(
                     FIELD,
@@ -168,7 +191,10 @@ mod tests {
         assert_eq!(a, b);
         let d = Dice::new(6, 5).unwrap();
         let run = parse_move(&s, d, "24/13").unwrap();
-        assert_eq!(run.position, parse_move(&s, d, "24/18 18/13").unwrap().position);
+        assert_eq!(
+            run.position,
+            parse_move(&s, d, "24/18 18/13").unwrap().position
+        );
         assert_eq!(run.mv.to_string(), "24/13");
         let d = Dice::new(6, 6).unwrap();
         let m = parse_move(&s, d, "24/18(2) 13/7(2)").unwrap();

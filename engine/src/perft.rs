@@ -5,7 +5,7 @@
 //! allows); later plies play all 21 rolls. Positions are counted by their
 //! Position ID key, with the next player on roll; a pass counts as a ply.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 
 use crate::dice::Dice;
 use crate::movegen::{generate, MoveList};
@@ -17,14 +17,16 @@ pub fn distinct_positions(depth: usize) -> Vec<usize> {
     let mut frontier: Vec<Position> = vec![Position::start()];
     let mut counts = Vec::with_capacity(depth);
     for ply in 0..depth {
-        let mut seen: HashSet<u128> = HashSet::new();
+        let last = ply + 1 == depth;
+        let mut seen: FxHashSet<u128> = FxHashSet::default();
+        seen.reserve(frontier.len() * 200);
         let mut next = Vec::new();
         for pos in &frontier {
             for dice in Dice::all_21().filter(|d| ply > 0 || !d.is_double()) {
                 generate(pos, dice, &mut list);
                 for c in list.iter() {
                     let after = c.position.swapped();
-                    if seen.insert(after.key()) && !after.is_game_over() {
+                    if seen.insert(after.key()) && !last && !after.is_game_over() {
                         next.push(after);
                     }
                 }

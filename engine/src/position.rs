@@ -42,7 +42,9 @@ pub struct Checkers {
 impl Checkers {
     /// All 15 checkers borne off.
     pub const EMPTY: Checkers = Checkers {
-        counts: [CHECKERS, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+        counts: [
+            CHECKERS, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        ],
         occupied: 0,
         made: 0,
     };
@@ -138,34 +140,29 @@ impl Checkers {
     }
 
     /// Moves one checker from index `from` to index `to`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn shift(&mut self, from: usize, to: usize) {
         self.remove(from);
         self.add(to);
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn remove(&mut self, i: usize) {
         let n = self.counts[i] - 1;
         self.counts[i] = n;
-        if n == 0 {
-            self.occupied &= !(1 << i);
-        }
-        if n < 2 {
-            self.made &= !(1 << i);
-        }
+        let bit = 1u32 << i;
+        // Branch-free: the masks follow the count.
+        self.occupied = ((self.occupied & !bit) | (u32::from(n > 0) << i)) & !1;
+        self.made = ((self.made & !bit) | (u32::from(n > 1) << i)) & !1;
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn add(&mut self, i: usize) {
         let n = self.counts[i] + 1;
         self.counts[i] = n;
-        if i != OFF {
-            self.occupied |= 1 << i;
-            if n >= 2 {
-                self.made |= 1 << i;
-            }
-        }
+        let on = u32::from(i != OFF) << i;
+        self.occupied |= on;
+        self.made |= on & (u32::from(n > 1) << i);
     }
 }
 
@@ -187,7 +184,10 @@ impl Position {
         points[7] = 3;
         points[5] = 5;
         let side = Checkers::from_points(&points, 0).expect("15 checkers");
-        Position { me: side, opp: side }
+        Position {
+            me: side,
+            opp: side,
+        }
     }
 
     /// Builds and validates a position from both sides' points (index 0..23 =
@@ -198,8 +198,8 @@ impl Position {
         opp_points: &[u8; 24],
         opp_bar: u8,
     ) -> Result<Position, PositionError> {
-        let me = Checkers::from_points(me_points, me_bar)
-            .map_err(|e| e.for_side("player on roll"))?;
+        let me =
+            Checkers::from_points(me_points, me_bar).map_err(|e| e.for_side("player on roll"))?;
         let opp = Checkers::from_points(opp_points, opp_bar).map_err(|e| e.for_side("opponent"))?;
         let pos = Position { me, opp };
         pos.validate()?;
@@ -224,7 +224,10 @@ impl Position {
     /// The same position with the other player on roll.
     #[inline]
     pub fn swapped(&self) -> Position {
-        Position { me: self.opp, opp: self.me }
+        Position {
+            me: self.opp,
+            opp: self.me,
+        }
     }
 
     /// Pip counts (player on roll, opponent).

@@ -10,7 +10,7 @@ use base64::engine::DecodePaddingMode;
 use base64::Engine;
 
 use crate::error::ParseError;
-use crate::position::{Checkers, Position, BAR};
+use crate::position::{Checkers, Position};
 
 /// Base64 as gnubg writes it: standard alphabet, no padding, and lenient
 /// about unused trailing bits as gnubg is.
@@ -24,17 +24,21 @@ pub(crate) const GNUBG_B64: GeneralPurpose = GeneralPurpose::new(
 
 /// The 80-bit key, bit k of the stream in bit k of the integer.
 pub fn key(pos: &Position) -> u128 {
+    // Point i of a side starts at bit (checkers on its lower points) + (i-1):
+    // walk only the occupied points of each side's bitboard.
     let mut key: u128 = 0;
-    let mut bit = 0u32;
+    let mut base = 0u32;
     for side in [&pos.opp, &pos.me] {
-        for i in 1..=BAR {
-            let n = u32::from(side.at(i));
-            if n > 0 {
-                key |= ((1u128 << n) - 1) << bit;
-                bit += n;
-            }
-            bit += 1;
+        let mut occ = side.occupied();
+        let mut before = 0u32;
+        while occ != 0 {
+            let i = occ.trailing_zeros();
+            occ &= occ - 1;
+            let n = u32::from(side.at(i as usize));
+            key |= ((1u128 << n) - 1) << (base + before + i - 1);
+            before += n;
         }
+        base += before + 25;
     }
     key
 }
@@ -85,7 +89,11 @@ pub fn from_key(key: u128) -> Result<Position, String> {
         if key >> bit & 1 == 1 {
             totals[side] += 1;
             if totals[side] > 15 {
-                let who = if side == 0 { "opponent" } else { "player on roll" };
+                let who = if side == 0 {
+                    "opponent"
+                } else {
+                    "player on roll"
+                };
                 return Err(format!("more than 15 checkers for the {who}"));
             }
             sides[side][point] += 1;

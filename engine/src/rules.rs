@@ -176,7 +176,10 @@ pub fn record_game(state: &mut MatchState, result: &GameResult, rules: &Rules) {
     }
     let away = state.away();
     // Crawford: someone has just reached 1-away for the first time.
-    let newly_one_away = away.iter().zip(before_away.iter()).any(|(&a, &b)| a == 1 && b > 1);
+    let newly_one_away = away
+        .iter()
+        .zip(before_away.iter())
+        .any(|(&a, &b)| a == 1 && b > 1);
     let someone_was_one_away = before_away.contains(&1);
     state.crawford = rules.crawford
         && newly_one_away
@@ -253,14 +256,22 @@ mod tests {
 
     #[test]
     fn scoring_kinds_and_options() {
-        let cube = CubeState { log2: 1, owner: None };
+        let cube = CubeState {
+            log2: 1,
+            owner: None,
+        };
         let r = Rules::default();
-        let s = |p: &Position, r: &Rules, turned| score_bear_off(p, Player::One, cube, turned, r).unwrap();
+        let s = |p: &Position, r: &Rules, turned| {
+            score_bear_off(p, Player::One, cube, turned, r).unwrap()
+        };
         assert_eq!(s(&finished(1, 0, 0), &r, true).points, 2);
         assert_eq!(s(&finished(0, 0, 0), &r, true).points, 4);
         assert_eq!(s(&finished(0, 1, 0), &r, true).kind, WinKind::Backgammon);
         assert_eq!(s(&finished(0, 0, 2), &r, true).points, 6);
-        let bg2 = Rules { backgammon_counts_two: true, ..r };
+        let bg2 = Rules {
+            backgammon_counts_two: true,
+            ..r
+        };
         assert_eq!(s(&finished(0, 0, 2), &bg2, true).points, 4);
         let jac = Rules { jacoby: true, ..r };
         assert_eq!(s(&finished(0, 0, 2), &jac, false).points, 2);
@@ -272,7 +283,11 @@ mod tests {
     fn crawford_then_post_crawford() {
         let r = Rules::default();
         let mut m = MatchState::new_match(5);
-        let win = |p: Player, pts| GameResult { winner: p, kind: WinKind::Single, points: pts };
+        let win = |p: Player, pts| GameResult {
+            winner: p,
+            kind: WinKind::Single,
+            points: pts,
+        };
         record_game(&mut m, &win(Player::Zero, 4), &r);
         assert!(m.crawford, "4-0 in a 5-pointer: next game is Crawford");
         assert!(!m.may_double(Player::One));
@@ -286,14 +301,30 @@ mod tests {
     #[test]
     fn opening_ties_and_options() {
         let mut seq = vec![(3u8, 3u8), (2, 2), (6, 1)].into_iter();
-        let money_auto = Rules { automatic_doubles: 1, ..Rules::default() };
-        let o = opening(&money_auto, true, || seq.next().unwrap(), || Dice::new(5, 5).unwrap());
+        let money_auto = Rules {
+            automatic_doubles: 1,
+            ..Rules::default()
+        };
+        let o = opening(
+            &money_auto,
+            true,
+            || seq.next().unwrap(),
+            || Dice::new(5, 5).unwrap(),
+        );
         assert_eq!(o.cube.value(), 2, "limit of one automatic double");
         assert_eq!(o.starter, Player::Zero);
         assert_eq!(o.dice, Dice::new(6, 1).unwrap());
         let mut seq = vec![(1u8, 4u8)].into_iter();
-        let isr = Rules { israeli_opening: true, ..Rules::default() };
-        let o = opening(&isr, false, || seq.next().unwrap(), || Dice::new(5, 5).unwrap());
+        let isr = Rules {
+            israeli_opening: true,
+            ..Rules::default()
+        };
+        let o = opening(
+            &isr,
+            false,
+            || seq.next().unwrap(),
+            || Dice::new(5, 5).unwrap(),
+        );
         assert_eq!(o.starter, Player::One);
         assert!(o.dice.is_double());
     }

@@ -103,7 +103,10 @@ pub fn decode(text: &str) -> Result<Xgid, ParseError> {
                     .into(),
             ))
         }
-        d => (Some(d.parse::<Dice>().map_err(|e| err(e.to_string()))?), false),
+        d => (
+            Some(d.parse::<Dice>().map_err(|e| err(e.to_string()))?),
+            false,
+        ),
     };
     let score_bottom = int(5, "bottom score")?;
     let score_top = int(6, "top score")?;
@@ -130,7 +133,8 @@ pub fn decode(text: &str) -> Result<Xgid, ParseError> {
         )));
     }
     let (bt, tp) = (
-        Checkers::from_points(&bottom, bottom_bar).map_err(|e| err(format!("bottom player: {e}")))?,
+        Checkers::from_points(&bottom, bottom_bar)
+            .map_err(|e| err(format!("bottom player: {e}")))?,
         Checkers::from_points(&top, top_bar).map_err(|e| err(format!("top player: {e}")))?,
     );
     let position = if on_roll == Player::One {
@@ -185,7 +189,11 @@ pub fn encode(position: &Position, state: &MatchState, max_cube_log2: u32) -> St
     for i in 1..=24 {
         let b = bottom.at(i);
         let t = top.at(25 - i);
-        pos.push(if b > 0 { letter(b, true) } else { letter(t, false) });
+        pos.push(if b > 0 {
+            letter(b, true)
+        } else {
+            letter(t, false)
+        });
     }
     pos.push(letter(bottom.bar(), true));
     let cubepos = match state.cube.owner {

@@ -9,7 +9,10 @@ use std::io::{BufRead, BufReader};
 use flate2::read::GzDecoder;
 use sheshbesh_engine::{movegen, position_id, Dice, MoveList};
 
-const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/fixtures/movegen_gnubg.txt.gz");
+const FIXTURE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../data/fixtures/movegen_gnubg.txt.gz"
+);
 
 #[test]
 fn movegen_matches_gnubg_on_every_fixture_case() {
@@ -31,7 +34,9 @@ fn movegen_matches_gnubg_on_every_fixture_case() {
         let ours: BTreeSet<String> = if list.len() == 1 && list.as_slice()[0].mv.is_empty() {
             BTreeSet::new()
         } else {
-            list.iter().map(|c| position_id::encode(&c.position.swapped())).collect()
+            list.iter()
+                .map(|c| position_id::encode(&c.position.swapped()))
+                .collect()
         };
         if list.len() != ours.len().max(1) {
             failures.push(format!("{cat} {id} {dice}: duplicate results"));
@@ -39,12 +44,24 @@ fn movegen_matches_gnubg_on_every_fixture_case() {
         if ours != expected {
             let missing: Vec<_> = expected.difference(&ours).collect();
             let extra: Vec<_> = ours.difference(&expected).collect();
-            failures.push(format!("{cat} {id} {dice}: missing {missing:?} extra {extra:?}"));
+            failures.push(format!(
+                "{cat} {id} {dice}: missing {missing:?} extra {extra:?}"
+            ));
         }
         cases += 1;
         *per_category.entry(cat).or_default() += 1;
     }
     assert!(cases >= 20_000, "fixture has only {cases} cases");
-    assert!(failures.is_empty(), "{} of {cases} cases differ, e.g.:\n{}", failures.len(), failures.iter().take(10).cloned().collect::<Vec<_>>().join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {cases} cases differ, e.g.:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(10)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
     eprintln!("{cases} cases agree with gnubg: {per_category:?}");
 }

@@ -1,0 +1,122 @@
+//! The ASCII board diagram of `show`.
+//!
+//! The player on roll is X at the bottom, the opponent O at the top; points
+//! are numbered from X's side. Home board bottom right by default, bottom
+//! left on request.
+
+use sheshbesh_engine::{match_id, position_id, MatchState, Player, Position};
+
+/// Rows drawn per half; taller stacks show their count in the last row.
+const ROWS: usize = 5;
+
+fn cell(count: u8, row: usize, mark: char) -> String {
+    let c = count as usize;
+    if c > ROWS && row == ROWS - 1 {
+        format!("{c:>2} ")
+    } else if c > row {
+        format!(" {mark} ")
+    } else {
+        "   ".to_string()
+    }
+}
+
+/// Checkers on X's point `p` as (count, mark).
+fn at(pos: &Position, p: usize) -> (u8, char) {
+    let mine = pos.me.at(p);
+    if mine > 0 {
+        (mine, 'X')
+    } else {
+        (pos.opp.at(25 - p), 'O')
+    }
+}
+
+/// Draws the board with pip counts, cube and score.
+pub fn draw(pos: &Position, state: &MatchState, home_left: bool) -> String {
+    let (top, bottom): (Vec<usize>, Vec<usize>) = if home_left {
+        ((13..=24).rev().collect(), (1..=12).collect())
+    } else {
+        ((13..=24).collect(), (1..=12).rev().collect())
+    };
+    let label = |pts: &[usize]| -> String {
+        let mut s = String::from("+");
+        for (i, p) in pts.iter().enumerate() {
+            if i == 6 {
+                s.push_str("-----");
+            }
+            s.push_str(&format!("{p:-^3}"));
+        }
+        s.push('+');
+        s
+    };
+    let (pips_me, pips_opp) = pos.pips();
+    let money = state.length == 0;
+    let me_player = state.on_roll;
+    let score = |p: Player| state.score[p.index()];
+    let cube_line = match state.cube.owner {
+        _ if state.crawford => "Cube: none (Crawford game)".to_string(),
+        None => format!("Cube: {} (centred)", state.cube.value()),
+        Some(p) if p == me_player => format!("Cube: {} (owned by X)", state.cube.value()),
+        Some(_) => format!("Cube: {} (owned by O)", state.cube.value()),
+    };
+    let mut out = Vec::new();
+    out.push(format!(
+        " Position ID: {}   Match ID: {}",
+        position_id::encode(pos),
+        match_id::encode(state)
+    ));
+    let side = |mark: char, pips: u32, off: u8, p: Player| {
+        if money {
+            format!("{mark}: pips {pips}, off {off}")
+        } else {
+            format!("{mark}: pips {pips}, off {off}, score {}", score(p))
+        }
+    };
+    out.push(format!(
+        " {}     {}",
+        label(&top),
+        side('O', pips_opp, pos.opp.off(), me_player.other())
+    ));
+    for row in 0..ROWS {
+        let mut s = String::from(" |");
+        for (i, &p) in top.iter().enumerate() {
+            if i == 6 {
+                let bar = cell(pos.opp.bar(), row, 'O');
+                s.push_str(&format!("|{bar}|"));
+            }
+            let (c, m) = at(pos, p);
+            s.push_str(&cell(c, row, m));
+        }
+        s.push('|');
+        if row == 0 && !money {
+            s.push_str(&format!("     {}-point match", state.length));
+        }
+        out.push(s);
+    }
+    out.push(format!(" |{:18}|BAR|{:18}|     {cube_line}", "", ""));
+    for row in (0..ROWS).rev() {
+        let mut s = String::from(" |");
+        for (i, &p) in bottom.iter().enumerate() {
+            if i == 6 {
+                let bar = cell(pos.me.bar(), row, 'X');
+                s.push_str(&format!("|{bar}|"));
+            }
+            let (c, m) = at(pos, p);
+            s.push_str(&cell(c, row, m));
+        }
+        s.push('|');
+        if row == 0 {
+            if let Some(d) = state.dice {
+                s.push_str(&format!("     X rolled {d}"));
+            } else {
+                s.push_str("     X on roll");
+            }
+        }
+        out.push(s);
+    }
+    out.push(format!(
+        " {}     {}",
+        label(&bottom),
+        side('X', pips_me, pos.me.off(), me_player)
+    ));
+    out.join("\n")
+}

@@ -1,0 +1,144 @@
+//! The subcommands: each reads its inputs, calls the engine, prints.
+
+use std::io::{BufRead, Write};
+use std::time::Instant;
+
+use anyhow::{bail, Result};
+use serde_json::{json, Value};
+use sheshbesh_engine::{movegen, perft, position_id, xgid, MoveList};
+
+use crate::board;
+use crate::input::{dice_for, parse_position, Input};
+use crate::Output;
+
+/// Runs `answer` once on the command-line words, or per stdin line in batch
+/// mode (where errors become `{"error": ...}` lines and the batch goes on).
+fn run(
+    words: Vec<Option<&str>>,
+    out: Output,
+    answer: impl Fn(&[&str]) -> Result<(Value, String)>,
+) -> Result<()> {
+    if out.batch {
+        let stdin = std::io::stdin();
+        let mut stdout = std::io::stdout().lock();
+        for line in stdin.lock().lines() {
+            let line = line?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let parts: Vec<&str> = line.split_whitespace().collect();
+            let v = match answer(&parts) {
+                Ok((v, _)) => v,
+                Err(e) => json!({ "error": e.to_string() }),
+            };
+            writeln!(stdout, "{v}")?;
+            stdout.flush()?;
+        }
+        return Ok(());
+    }
+    let parts: Vec<&str> = words.into_iter().flatten().collect();
+    let (v, text) = answer(&parts)?;
+    if out.json {
+        println!("{v}");
+    } else {
+        println!("{text}");
+    }
+    Ok(())
+}
+
+fn input_of(parts: &[&str], max_words: usize) -> Result<Input> {
+    let Some(first) = parts.first() else {
+        bail!("bad position \"\": missing (give a Position ID, PositionID:MatchID, an XGID or \"start\")");
+    };
+    if parts.len() > max_words {
+        bail!("bad input \"{}\": too many words", parts.join(" "));
+    }
+    Ok(parse_position(first)?)
+}
+
+/// `sheshbesh show`.
+pub fn show(position: Option<&str>, home_left: bool, out: Output) -> Result<()> {
+    run(vec![position], out, |parts| {
+        let input = input_of(parts, 1)?;
+        let (pos, state) = (input.position, input.state);
+        let side = |c: &sheshbesh_engine::Checkers| -> Vec<u8> {
+            let mut v = Vec::with_capacity(26);
+            v.push(c.bar());
+            v.extend((1..=24).map(|i| c.at(i)));
+            v.push(c.off());
+            v
+        };
+        let (pips_me, pips_opp) = pos.pips();
+        let v = json!({
+            "position_id": position_id::encode(&pos),
+            "match_id": sheshbesh_engine::match_id::encode(&state),
+            "xgid": xgid::encode(&pos, &state, 10),
+            "board": { "on_roll": side(&pos.me), "opponent": side(&pos.opp) },
+            "pips": { "on_roll": pips_me, "opponent": pips_opp },
+        });
+        Ok((v, board::draw(&pos, &state, home_left)))
+    })
+}
+
+/// `sheshbesh moves`.
+pub fn moves(position: Option<&str>, dice: Option<&str>, out: Output) -> Result<()> {
+    let mut list = MoveList::new();
+    let list = std::cell::RefCell::new(&mut list);
+    run(vec![position, dice], out, |parts| {
+        let input = input_of(parts, 2)?;
+        let dice = dice_for(&input, parts.get(1).copied())?;
+        let mut list = list.borrow_mut();
+        movegen::generate(&input.position, dice, &mut list);
+        let moves: Vec<Value> = list
+            .iter()
+            .map(|c| json!({ "move": c.mv.to_string(), "position_id": position_id::encode(&c.position.swapped()) }))
+            .collect();
+        let mut text = format!(
+            "{} legal move{} for {dice}:",
+            list.len(),
+            if list.len() == 1 { "" } else { "s" }
+        );
+        for (i, c) in list.iter().enumerate() {
+            let name = if c.mv.is_empty() {
+                "(no legal move)".to_string()
+            } else {
+                c.mv.to_string()
+            };
+            text.push_str(&format!(
+                "\n{:>4}. {name:<24} {}",
+                i + 1,
+                position_id::encode(&c.position.swapped())
+            ));
+        }
+        let v = json!({
+            "position_id": position_id::encode(&input.position),
+            "dice": dice.to_string(),
+            "moves": moves,
+        });
+        Ok((v, text))
+    })
+}
+
+/// `sheshbesh bench`.
+pub fn bench(depth: usize, json_out: bool) -> Result<()> {
+    if depth == 0 || depth > 4 {
+        bail!("bad depth \"{depth}\": give 1 to 4");
+    }
+    let t = Instant::now();
+    let counts = perft::distinct_positions(depth);
+    let secs = t.elapsed().as_secs_f64();
+    let signature: usize = counts.iter().sum();
+    if json_out {
+        println!(
+            "{}",
+            json!({ "depth": depth, "positions": counts, "signature": signature, "seconds": secs })
+        );
+    } else {
+        for (i, c) in counts.iter().enumerate() {
+            println!("ply {}: {c} distinct positions", i + 1);
+        }
+        println!("signature: {signature}");
+        println!("time: {secs:.3} s");
+    }
+    Ok(())
+}

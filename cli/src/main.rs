@@ -1,0 +1,92 @@
+//! `sheshbesh`: the command line of the Sheshbesh backgammon engine.
+//!
+//! A thin layer over `sheshbesh-engine`: it reads the words of
+//! `shared/CLI.md`, calls the library and prints text or JSON. Bad input is
+//! one line on stderr and exit status 2.
+
+mod board;
+mod commands;
+mod input;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Sheshbesh: a backgammon (shesh-besh) analysis engine.
+#[derive(Parser, Debug)]
+#[command(name = "sheshbesh", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Options shared by the commands with a machine interface.
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct Output {
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Read inputs from stdin, one per line, and answer one JSON object per
+    /// line (a co-process interface; bad lines answer {"error": ...}).
+    #[arg(long)]
+    pub batch: bool,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Draw a position, with its IDs and pip counts.
+    Show {
+        /// Position ID, PositionID:MatchID, XGID or "start".
+        position: Option<String>,
+        /// Draw the home board at bottom left instead of bottom right.
+        #[arg(long)]
+        home_left: bool,
+        #[command(flatten)]
+        out: Output,
+    },
+    /// List every legal move of a roll, one per distinct resulting position.
+    Moves {
+        /// Position ID, PositionID:MatchID, XGID or "start".
+        position: Option<String>,
+        /// Two dice: 31, 3-1 or 3,1 (default: the dice the position carries).
+        dice: Option<String>,
+        #[command(flatten)]
+        out: Output,
+    },
+    /// Deterministic move-generation signature: distinct positions reached
+    /// from the opening after each ply, and the time taken.
+    Bench {
+        /// Plies to search.
+        #[arg(long, default_value_t = 3)]
+        depth: usize,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Show {
+            position,
+            home_left,
+            out,
+        } => commands::show(position.as_deref(), home_left, out),
+        Command::Moves {
+            position,
+            dice,
+            out,
+        } => commands::moves(position.as_deref(), dice.as_deref(), out),
+        Command::Bench { depth, json } => commands::bench(depth, json),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let _ = std::io::stdout().flush();
+            eprintln!("sheshbesh: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
