@@ -42,22 +42,14 @@ impl Player {
     }
 }
 
-/// The doubling cube: value as a power of two and who owns it.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+/// The doubling cube: value as a power of two and who owns it (the
+/// default is the centred 1-cube).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
 pub struct CubeState {
     /// log2 of the cube value (0 = the centred 1-cube).
     pub log2: u8,
     /// `None` while centred.
     pub owner: Option<Player>,
-}
-
-impl Default for CubeState {
-    fn default() -> Self {
-        CubeState {
-            log2: 0,
-            owner: None,
-        }
-    }
 }
 
 impl CubeState {

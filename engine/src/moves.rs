@@ -99,7 +99,7 @@ impl Move {
     pub fn segments(&self) -> Vec<(Segment, u8)> {
         let mut steps: Vec<Step> = self.steps().collect();
         // Descending start, then descending landing: a canonical order.
-        steps.sort_by(|a, b| (b.from, b.to).cmp(&(a.from, a.to)));
+        steps.sort_by_key(|s| std::cmp::Reverse((s.from, s.to)));
         let mut used = [false; 4];
         let mut segs: Vec<Segment> = Vec::new();
         for i in 0..steps.len() {
