@@ -165,3 +165,35 @@ fn fixture_positions_round_trip_through_every_format() {
     }
     assert!(n > 3000);
 }
+
+#[test]
+fn invalid_boards_in_ids_are_named_errors() {
+    use sheshbesh_engine::Checkers;
+    // Both sides on the player's point 1 (the opponent's 24).
+    let mut mine = [0u8; 24];
+    mine[0] = 1;
+    let mut theirs = [0u8; 24];
+    theirs[23] = 1;
+    let clash = Position {
+        me: Checkers::from_points(&mine, 0).unwrap(),
+        opp: Checkers::from_points(&theirs, 0).unwrap(),
+    };
+    let e = position_id::decode(&position_id::encode(&clash)).unwrap_err();
+    assert!(e.reason.contains("both sides"), "{e}");
+    // 16 checkers: all ones in the key.
+    let e = position_id::decode("//////////////").unwrap_err();
+    assert!(e.reason.contains("more than 15"), "{e}");
+    // Truncated, overlong, not Base64.
+    for (id, what) in [("4HPwATDgc/ABM", "14 characters"), ("4HPwATDgc/ABMAA", "14 characters"), ("4HPwATDgc/AB-A", "not Base64")] {
+        let e = position_id::decode(id).unwrap_err();
+        assert!(e.to_string().contains(what), "{id}: {e}");
+        assert!(e.to_string().starts_with("bad Position ID"), "{e}");
+    }
+    for (id, what) in [("cAkAAAAAAAA", "12 characters"), ("cAkAAAAAAA!A", "not Base64")] {
+        let e = match_id::decode(id).unwrap_err();
+        assert!(e.to_string().contains(what), "{id}: {e}");
+    }
+    // XGID with 16 checkers for the bottom player.
+    let e = xgid::decode("XGID=-b----E-C---eE---c-e----C-:0:0:1:00:0:0:0:0:10").unwrap_err();
+    assert!(e.to_string().contains("checkers"), "{e}");
+}
