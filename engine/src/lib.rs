@@ -15,6 +15,7 @@
 //! ```
 
 pub mod dice;
+pub mod duel;
 pub mod error;
 pub mod fibs;
 pub mod match_id;
@@ -25,6 +26,7 @@ pub mod notation;
 pub mod perft;
 pub mod position;
 pub mod position_id;
+pub mod pubeval;
 pub mod rules;
 pub mod xgid;
 

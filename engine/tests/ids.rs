@@ -184,12 +184,19 @@ fn invalid_boards_in_ids_are_named_errors() {
     let e = position_id::decode("//////////////").unwrap_err();
     assert!(e.reason.contains("more than 15"), "{e}");
     // Truncated, overlong, not Base64.
-    for (id, what) in [("4HPwATDgc/ABM", "14 characters"), ("4HPwATDgc/ABMAA", "14 characters"), ("4HPwATDgc/AB-A", "not Base64")] {
+    for (id, what) in [
+        ("4HPwATDgc/ABM", "14 characters"),
+        ("4HPwATDgc/ABMAA", "14 characters"),
+        ("4HPwATDgc/AB-A", "not Base64"),
+    ] {
         let e = position_id::decode(id).unwrap_err();
         assert!(e.to_string().contains(what), "{id}: {e}");
         assert!(e.to_string().starts_with("bad Position ID"), "{e}");
     }
-    for (id, what) in [("cAkAAAAAAAA", "12 characters"), ("cAkAAAAAAA!A", "not Base64")] {
+    for (id, what) in [
+        ("cAkAAAAAAAA", "12 characters"),
+        ("cAkAAAAAAA!A", "not Base64"),
+    ] {
         let e = match_id::decode(id).unwrap_err();
         assert!(e.to_string().contains(what), "{id}: {e}");
     }
