@@ -10,10 +10,13 @@
 //!   visits each multiset of steps once; different multisets give different
 //!   boards (checker flow along a chain of points is unique), so no
 //!   duplicate arises at all;
-//! - other rolls: both die orders are walked and results are deduplicated
-//!   with a small open-addressing hash table over the resulting board,
-//!   confirmed by exact comparison. The table is stamped, not cleared, so a
-//!   call allocates nothing once the [`MoveList`] has warmed up.
+//! - other rolls: both die orders are walked. The high-die-first walk
+//!   gives distinct boards by the same argument. The low-die-first walk
+//!   skips plays of two different checkers that the first walk already
+//!   made (both steps were legal from the start); what is left (one checker
+//!   taking both dice, bar entries, bear-offs) is checked against the list
+//!   by an order-free fingerprint of the play, confirmed by comparing
+//!   boards. Nothing is allocated once the [`MoveList`] has warmed up.
 
 use crate::dice::Dice;
 use crate::moves::{Move, Step};
@@ -35,9 +38,6 @@ pub struct Candidate {
 pub struct MoveList {
     cands: Vec<Candidate>,
     keys: Vec<u64>,
-    slots: Vec<u32>,
-    stamps: Vec<u32>,
-    stamp: u32,
     best_dice: u8,
     best_pips: u8,
 }
@@ -48,17 +48,12 @@ impl Default for MoveList {
     }
 }
 
-const INITIAL_SLOTS: usize = 256;
-
 impl MoveList {
     /// An empty list.
     pub fn new() -> MoveList {
         MoveList {
             cands: Vec::with_capacity(64),
             keys: Vec::with_capacity(64),
-            slots: vec![0; INITIAL_SLOTS],
-            stamps: vec![0; INITIAL_SLOTS],
-            stamp: 0,
             best_dice: 0,
             best_pips: 0,
         }
@@ -92,56 +87,16 @@ impl MoveList {
         self.keys.clear();
         self.best_dice = 0;
         self.best_pips = 0;
-        self.new_stamp();
     }
 
-    fn new_stamp(&mut self) {
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
-            self.stamps.iter_mut().for_each(|s| *s = 0);
-            self.stamp = 1;
-        }
-    }
-
-    /// Inserts unless an equal board is already there. `key` is the play's
-    /// order-free fingerprint (see [`step_key`]); equal keys are confirmed
-    /// by comparing boards, so a fingerprint collision cannot lose a play.
-    fn insert_unique(&mut self, key: u64, cand: Candidate) {
-        if self.cands.len() * 2 >= self.slots.len() {
-            self.grow();
-        }
-        let mask = self.slots.len() - 1;
-        let mut i = (key >> 32) as usize & mask;
-        loop {
-            if self.stamps[i] != self.stamp {
-                self.stamps[i] = self.stamp;
-                self.slots[i] = self.cands.len() as u32;
-                self.cands.push(cand);
-                self.keys.push(key);
-                return;
-            }
-            let j = self.slots[i] as usize;
-            if self.keys[j] == key && self.cands[j].position == cand.position {
-                return;
-            }
-            i = (i + 1) & mask;
-        }
-    }
-
-    fn grow(&mut self) {
-        let n = self.slots.len() * 2;
-        self.slots = vec![0; n];
-        self.stamps = vec![0; n];
-        self.stamp = 1;
-        let mask = n - 1;
-        for (k, key) in self.keys.iter().enumerate() {
-            let mut i = (key >> 32) as usize & mask;
-            while self.stamps[i] == self.stamp {
-                i = (i + 1) & mask;
-            }
-            self.stamps[i] = self.stamp;
-            self.slots[i] = k as u32;
-        }
+    /// Whether a play with this fingerprint and board is already listed.
+    /// Equal fingerprints are confirmed by comparing boards, so a collision
+    /// cannot lose a play.
+    fn contains(&self, key: u64, position: &Position) -> bool {
+        self.keys
+            .iter()
+            .zip(&self.cands)
+            .any(|(&k, c)| k == key && c.position == *position)
     }
 
     /// Offers a complete play; keeps only plays using the most dice, then
@@ -162,7 +117,6 @@ impl MoveList {
         if dice_used > self.best_dice || pips > self.best_pips {
             self.cands.clear();
             self.keys.clear();
-            self.new_stamp();
             self.best_dice = dice_used;
             self.best_pips = pips;
         }
@@ -170,11 +124,11 @@ impl MoveList {
             mv,
             position: *position,
         };
-        if dedupe {
-            self.insert_unique(key, cand);
-        } else {
-            self.cands.push(cand);
+        if dedupe && self.contains(key, position) {
+            return;
         }
+        self.cands.push(cand);
+        self.keys.push(key);
     }
 }
 
