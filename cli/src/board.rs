@@ -30,6 +30,20 @@ fn at(pos: &Position, p: usize) -> (u8, char) {
     }
 }
 
+/// One text row of a half board: twelve points with the bar in the middle.
+fn half_row(pos: &Position, points: &[usize], bar: u8, bar_mark: char, row: usize) -> String {
+    let mut s = String::from(" |");
+    for (i, &p) in points.iter().enumerate() {
+        if i == 6 {
+            s.push_str(&format!("|{}|", cell(bar, row, bar_mark)));
+        }
+        let (c, m) = at(pos, p);
+        s.push_str(&cell(c, row, m));
+    }
+    s.push('|');
+    s
+}
+
 /// Draws the board with pip counts, cube and score.
 pub fn draw(pos: &Position, state: &MatchState, home_left: bool) -> String {
     let (top, bottom): (Vec<usize>, Vec<usize>) = if home_left {
@@ -77,16 +91,7 @@ pub fn draw(pos: &Position, state: &MatchState, home_left: bool) -> String {
         side('O', pips_opp, pos.opp.off(), me_player.other())
     ));
     for row in 0..ROWS {
-        let mut s = String::from(" |");
-        for (i, &p) in top.iter().enumerate() {
-            if i == 6 {
-                let bar = cell(pos.opp.bar(), row, 'O');
-                s.push_str(&format!("|{bar}|"));
-            }
-            let (c, m) = at(pos, p);
-            s.push_str(&cell(c, row, m));
-        }
-        s.push('|');
+        let mut s = half_row(pos, &top, pos.opp.bar(), 'O', row);
         if row == 0 && !money {
             s.push_str(&format!("     {}-point match", state.length));
         }
@@ -94,16 +99,7 @@ pub fn draw(pos: &Position, state: &MatchState, home_left: bool) -> String {
     }
     out.push(format!(" |{:18}|BAR|{:18}|     {cube_line}", "", ""));
     for row in (0..ROWS).rev() {
-        let mut s = String::from(" |");
-        for (i, &p) in bottom.iter().enumerate() {
-            if i == 6 {
-                let bar = cell(pos.me.bar(), row, 'X');
-                s.push_str(&format!("|{bar}|"));
-            }
-            let (c, m) = at(pos, p);
-            s.push_str(&cell(c, row, m));
-        }
-        s.push('|');
+        let mut s = half_row(pos, &bottom, pos.me.bar(), 'X', row);
         if row == 0 {
             if let Some(d) = state.dice {
                 s.push_str(&format!("     X rolled {d}"));

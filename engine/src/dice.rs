@@ -149,10 +149,7 @@ mod tests {
 
     #[test]
     fn rejects_bad_dice() {
-        for s in ["07", "7", "x1", "", "123", "3/1", "66 ", "é1", "0"] {
-            if s.trim() == "66" {
-                continue;
-            }
+        for s in ["07", "7", "x1", "", "123", "3/1", "é1", "0"] {
             let e = s.parse::<Dice>().unwrap_err();
             assert_eq!(e.field, "dice", "{s}");
         }

@@ -1,6 +1,7 @@
 //! Legal-move generation: exactly one move per distinct resulting position.
 //!
-//! A depth-first walk plays one die at a time on a copy of the board. The
+//! A depth-first walk plays one die at a time on the board in place
+//! (make/unmake). The
 //! rules' "use as many dice as possible, else the higher die" becomes a
 //! filter on (dice played, pips of dice played) at the leaves, as only
 //! complete plays are kept.

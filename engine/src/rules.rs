@@ -28,6 +28,16 @@ impl WinKind {
             WinKind::Backgammon => 3,
         }
     }
+
+    /// The multiplier actually scored: under Jacoby an unturned cube makes
+    /// every win single.
+    pub fn scored(self, rules: &Rules, cube_turned: bool) -> u64 {
+        if rules.jacoby && !cube_turned {
+            1
+        } else {
+            self.multiplier(rules)
+        }
+    }
 }
 
 /// The rule options of a session.
@@ -120,15 +130,10 @@ pub fn score_bear_off(
         return None;
     };
     let kind = win_kind(loser);
-    let mult = if rules.jacoby && !cube_turned {
-        1
-    } else {
-        kind.multiplier(rules)
-    };
     Some(GameResult {
         winner,
         kind,
-        points: cube.value() * mult,
+        points: cube.value() * kind.scored(rules, cube_turned),
     })
 }
 
@@ -149,15 +154,10 @@ pub fn score_resignation(
     cube_turned: bool,
     rules: &Rules,
 ) -> GameResult {
-    let mult = if rules.jacoby && !cube_turned {
-        1
-    } else {
-        kind.multiplier(rules)
-    };
     GameResult {
         winner: resigner.other(),
         kind,
-        points: cube.value() * mult,
+        points: cube.value() * kind.scored(rules, cube_turned),
     }
 }
 
@@ -246,8 +246,6 @@ mod tests {
     use super::*;
 
     fn finished(loser_off: u8, loser_bar: u8, loser_in_home: u8) -> Position {
-        let mut me = [0u8; 24];
-        let _ = &mut me;
         let mut opp = [0u8; 24];
         opp[12] = 15 - loser_off - loser_bar - loser_in_home;
         opp[20] = loser_in_home;
