@@ -32,3 +32,14 @@ pub fn fixture_cases(categories: &[&str]) -> Vec<(Position, Dice)> {
         })
         .collect()
 }
+
+/// The shipped weights' evaluator.
+pub fn shipped_evaluator() -> sheshbesh_engine::evaluator::NetEvaluator {
+    let bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../weights/sheshbesh.weights"
+    ))
+    .expect("shipped weights present");
+    let set = sheshbesh_engine::weights::decode(&bytes).expect("shipped weights load");
+    sheshbesh_engine::evaluator::NetEvaluator::from_weights(&set).expect("contact and race nets")
+}

@@ -13,7 +13,7 @@ use crate::Output;
 
 /// Runs `answer` once on the command-line words, or per stdin line in batch
 /// mode (where errors become `{"error": ...}` lines and the batch goes on).
-fn run(
+pub fn run(
     words: Vec<Option<&str>>,
     out: Output,
     answer: impl Fn(&[&str]) -> Result<(Value, String)>,
@@ -46,7 +46,7 @@ fn run(
     Ok(())
 }
 
-fn input_of(parts: &[&str], max_words: usize) -> Result<Input> {
+pub fn input_of(parts: &[&str], max_words: usize) -> Result<Input> {
     let Some(first) = parts.first() else {
         bail!("bad position \"\": missing (give a Position ID, PositionID:MatchID, an XGID or \"start\")");
     };

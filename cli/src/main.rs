@@ -4,9 +4,12 @@
 //! `shared/CLI.md`, calls the library and prints text or JSON. Bad input is
 //! one line on stderr and exit status 2.
 
+mod analysis;
 mod board;
 mod commands;
 mod input;
+mod nets;
+mod train_cmd;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -64,6 +67,41 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Rank the legal plays of a roll by the net, best first.
+    Hint {
+        /// Position ID, PositionID:MatchID, XGID or "start".
+        position: Option<String>,
+        /// Two dice (default: the dice the position carries).
+        dice: Option<String>,
+        /// Search depth: 0 is the net alone; each ply averages over the
+        /// next roll.
+        #[arg(long, default_value_t = 0)]
+        ply: u32,
+        /// Weights file instead of the shipped weights.
+        #[arg(long)]
+        weights: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        out: Output,
+    },
+    /// Evaluate a position for the player on roll: outcome probabilities,
+    /// cubeless and cubeful equities, cube action.
+    Eval {
+        /// Position ID, PositionID:MatchID, XGID or "start".
+        position: Option<String>,
+        /// Search depth.
+        #[arg(long, default_value_t = 0)]
+        ply: u32,
+        /// Weights file instead of the shipped weights.
+        #[arg(long)]
+        weights: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        out: Output,
+    },
+    /// Train the nets by self-play TD(lambda), with checkpoints and strength
+    /// checks against pubeval. Example (about two hours on two cores):
+    /// `sheshbesh train --checkpoint run.weights --games 2000000`; run the
+    /// same command again to resume after an interruption.
+    Train(train_cmd::TrainArgs),
 }
 
 fn main() -> ExitCode {
@@ -80,12 +118,28 @@ fn main() -> ExitCode {
             out,
         } => commands::moves(position.as_deref(), dice.as_deref(), out),
         Command::Bench { depth, json } => commands::bench(depth, json),
+        Command::Train(args) => train_cmd::run(args),
+        Command::Hint {
+            position,
+            dice,
+            ply,
+            weights,
+            out,
+        } => nets::load(weights.as_deref())
+            .and_then(|ev| analysis::hint(&ev, position.as_deref(), dice.as_deref(), ply, out)),
+        Command::Eval {
+            position,
+            ply,
+            weights,
+            out,
+        } => nets::load(weights.as_deref())
+            .and_then(|ev| analysis::eval(&ev, position.as_deref(), ply, out)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             let _ = std::io::stdout().flush();
-            eprintln!("sheshbesh: {e}");
+            eprintln!("sheshbesh: {e:#}");
             ExitCode::from(2)
         }
     }

@@ -131,3 +131,158 @@ fn bench_prints_the_signature() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["positions"], serde_json::json!([175, 71485]));
 }
+
+fn json_of(out: &str) -> serde_json::Value {
+    serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+#[test]
+fn hint_ranks_every_legal_play_best_first() {
+    let (code, out, err) = sheshbesh(&["hint", "start", "31", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v = json_of(&out);
+    let moves = v["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 16);
+    let eq: Vec<f64> = moves
+        .iter()
+        .map(|m| m["equity"].as_f64().unwrap())
+        .collect();
+    assert!(eq.windows(2).all(|w| w[0] >= w[1]), "{eq:?}");
+    for m in moves {
+        let p: Vec<f64> = m["probs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        assert_eq!(p.len(), 5);
+        assert!(p[1] <= p[0] && p[2] <= p[1] && p[3] <= 1.0 - p[0] && p[4] <= p[3]);
+        let e = 2.0 * p[0] - 1.0 + p[1] - p[3] + p[2] - p[4];
+        assert!((e - m["equity"].as_f64().unwrap()).abs() < 1e-4);
+    }
+    // The same plays as `moves` lists.
+    let (_, listed, _) = sheshbesh(&["moves", "start", "31", "--json"]);
+    let mut a: Vec<String> = json_of(&listed)["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["position_id"].as_str().unwrap().to_string())
+        .collect();
+    let mut b: Vec<String> = moves
+        .iter()
+        .map(|m| m["position_id"].as_str().unwrap().to_string())
+        .collect();
+    a.sort();
+    b.sort();
+    assert_eq!(a, b);
+}
+
+#[test]
+fn hint_searches_deeper_on_request() {
+    let (code, out, err) = sheshbesh(&["hint", "start", "64", "--ply", "1", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v = json_of(&out);
+    assert_eq!(v["moves"][0]["ply"], 1);
+    let (code, _, err) = sheshbesh(&["hint", "start", "64", "--ply", "9"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("bad ply"), "{err}");
+}
+
+#[test]
+fn eval_reports_probabilities_equities_and_the_cube() {
+    let (code, out, err) = sheshbesh(&["eval", "start", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v = json_of(&out);
+    assert_eq!(v["probs"].as_array().unwrap().len(), 5);
+    for k in ["no_double", "double_take", "double_pass"] {
+        assert!(v["cubeful"][k].is_number(), "{k}");
+    }
+    assert!(v["cube_action"].as_str().unwrap().contains("double"));
+}
+
+#[test]
+fn bear_offs_are_valued_exactly() {
+    use sheshbesh_engine::{position_id, Position};
+    // One checker on my 6 point against one on the opponent's ace point: I
+    // win with any roll of 6 pips or more, 27 of 36.
+    let mut me = [0u8; 24];
+    me[5] = 1;
+    let mut opp = [0u8; 24];
+    opp[0] = 1;
+    let pos = Position::from_sides(&me, 0, &opp, 0).unwrap();
+    let id = position_id::encode(&pos);
+    let (code, out, err) = sheshbesh(&["eval", &id, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let win = json_of(&out)["probs"][0].as_f64().unwrap();
+    assert!((win - 27.0 / 36.0).abs() < 1e-4, "{win}");
+}
+
+#[test]
+fn hint_batch_answers_line_by_line() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sheshbesh"))
+        .args(["hint", "--batch"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"start 31\nstart 77\n4HPwATDgc/ABMA 6-5\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(json_of)
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["moves"].as_array().unwrap().len(), 16);
+    assert!(lines[1]["error"].as_str().unwrap().contains("dice"));
+    assert_eq!(lines[2]["moves"][0]["move"], "24/13");
+}
+
+#[test]
+fn a_tiny_training_run_writes_weights_that_load() {
+    let dir = std::env::temp_dir().join(format!("shb-cli-train-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ck = dir.join("tiny.weights");
+    let ck_s = ck.to_str().unwrap();
+    let (code, out, err) = sheshbesh(&[
+        "train",
+        "--checkpoint",
+        ck_s,
+        "--games",
+        "64",
+        "--hidden",
+        "32",
+        "--race-hidden",
+        "32",
+        "--check-every",
+        "0",
+        "--quiet",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json_of(&out)["games"], 64);
+    let (code, _, err) = sheshbesh(&["hint", "start", "31", "--weights", ck_s]);
+    assert_eq!(code, 0, "{err}");
+    // A damaged file is refused with a reason.
+    let mut bytes = std::fs::read(&ck).unwrap();
+    let n = bytes.len();
+    bytes[n - 10] ^= 1;
+    std::fs::write(&ck, &bytes).unwrap();
+    let (code, out, err) = sheshbesh(&["hint", "start", "31", "--weights", ck_s]);
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    assert!(
+        err.contains("bad weights") && err.contains("checksum"),
+        "{err}"
+    );
+    std::fs::write(&ck, b"nonsense").unwrap();
+    let (code, _, err) = sheshbesh(&["eval", "start", "--weights", ck_s]);
+    assert_eq!(code, 2);
+    assert!(err.contains("magic"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -133,6 +133,31 @@ pub fn duel(a: &mut dyn Chooser, b: &mut dyn Chooser, streams: u64, seed: u64) -
     summarize(&pair_means)
 }
 
+/// [`duel`] over rayon's threads: each stream gets fresh players from the
+/// factories, so the result is the same for any number of threads.
+pub fn duel_parallel<A, B>(
+    make_a: impl Fn() -> A + Sync,
+    make_b: impl Fn() -> B + Sync,
+    streams: u64,
+    seed: u64,
+) -> DuelResult
+where
+    A: Chooser,
+    B: Chooser,
+{
+    use rayon::prelude::*;
+    let pair_means: Vec<f64> = (0..streams)
+        .into_par_iter()
+        .map(|i| {
+            let (mut a, mut b) = (make_a(), make_b());
+            let g1 = play_game(&mut [&mut a, &mut b], &mut DiceStream::new(seed, i));
+            let g2 = -play_game(&mut [&mut b, &mut a], &mut DiceStream::new(seed, i));
+            f64::from(g1 + g2) / 2.0
+        })
+        .collect();
+    summarize(&pair_means)
+}
+
 /// Mean and standard error of per-pair means.
 pub fn summarize(pair_means: &[f64]) -> DuelResult {
     let n = pair_means.len() as f64;

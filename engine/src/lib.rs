@@ -14,20 +14,28 @@
 //! assert_eq!(position_id::encode(&start), "4HPwATDgc/ABMA");
 //! ```
 
+pub mod bearoff;
+pub mod cube;
 pub mod dice;
 pub mod duel;
 pub mod error;
+pub mod evaluator;
 pub mod fibs;
+pub mod inputs;
 pub mod match_id;
 pub mod match_state;
 pub mod movegen;
 pub mod moves;
+pub mod net;
 pub mod notation;
 pub mod perft;
 pub mod position;
 pub mod position_id;
+pub mod probs;
 pub mod pubeval;
 pub mod rules;
+pub mod search;
+pub mod weights;
 pub mod xgid;
 
 pub use dice::Dice;
@@ -36,3 +44,4 @@ pub use match_state::{CubeState, GameState, MatchState, Player};
 pub use movegen::{Candidate, MoveList};
 pub use moves::{Move, Step};
 pub use position::{Checkers, Position};
+pub use probs::Probs;

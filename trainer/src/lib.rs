@@ -1,7 +1,11 @@
 //! # sheshbesh-trainer
 //!
-//! Self-play training of Sheshbesh's evaluation networks. The training loop
-//! arrives with the evaluator; for now the crate re-exports the engine it
-//! will train against so the workspace layout is in place.
+//! Self-play training of Sheshbesh's networks: TD(lambda) on games the net
+//! plays against itself ([`selfplay`]), run in parallel rounds with
+//! checkpoints and periodic strength checks ([`train`]). Nothing here
+//! learns from another engine: every target comes from our own play.
 
-pub use sheshbesh_engine as engine;
+pub mod checkpoint;
+pub mod schedule;
+pub mod selfplay;
+pub mod train;

@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Strength benchmark: cubeless money games on duplicate dice.
+
+Plays Sheshbesh (driven as a co-process through `sheshbesh hint --batch`)
+against an opponent and prints points per game with its standard error.
+Each dice stream is played twice with the sides swapped; the pair is the
+independent unit of the standard error.
+
+Opponents:
+  pubeval        Tesauro's pubeval (gnubg-nn's copy)
+  gnubg0         GNU Backgammon's 0-ply evaluation (gnubg-nn)
+  gnubgN         gnubg at N ply (slow)
+  self:PLY[:W]   Sheshbesh itself at PLY with weights W (default: shipped)
+
+Usage:
+  pip install gnubg-nn
+  cargo build --release
+  python3 benches/strength.py --opponent gnubg0 --pairs 1000 [--ply 0]
+      [--weights FILE] [--seed 1] [--jobs 2] [--json]
+"""
+import argparse
+import json
+import math
+import multiprocessing as mp
+import os
+import random
+import subprocess
+import sys
+
+import gnubg_nn as g
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BINARY = os.path.join(HERE, "..", "target", "release", "sheshbesh")
+
+
+class Sheshbesh:
+    """A Sheshbesh co-process answering one hint per line."""
+
+    def __init__(self, ply, weights):
+        cmd = [BINARY, "hint", "--batch", "--ply", str(ply)]
+        if weights:
+            cmd += ["--weights", weights]
+        self.proc = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
+        )
+
+    def play(self, board, d1, d2):
+        self.proc.stdin.write(f"{g.position_id(board)} {d1}{d2}\n")
+        self.proc.stdin.flush()
+        answer = json.loads(self.proc.stdout.readline())
+        if "error" in answer:
+            raise RuntimeError(answer["error"])
+        after = g.board_from_position_id(answer["moves"][0]["position_id"])
+        return [list(after[0]), list(after[1])]
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+class Gnubg:
+    def __init__(self, ply):
+        self.ply = ply
+
+    def play(self, board, d1, d2):
+        r = g.best_move(board, d1, d2, n=self.ply, list=1)
+        if not r or not r[1]:
+            return [list(board[1]), list(board[0])]
+        after = g.board_from_position_key(r[1][0][0])
+        return [list(after[0]), list(after[1])]
+
+    def close(self):
+        pass
+
+
+class Pubeval:
+    def play(self, board, d1, d2):
+        best = g.pub_best_move(board, d1, d2)
+        me = list(board[1])
+        opp = list(board[0])
+        for i in range(0, len(best), 2):
+            a, b = best[i], best[i + 1]
+            me[a] -= 1
+            if b >= 0:
+                me[b] += 1
+                if opp[23 - b] == 1:
+                    opp[23 - b] = 0
+                    opp[24] += 1
+        return [me, opp]
+
+    def close(self):
+        pass
+
+
+def make(spec, weights):
+    if spec == "pubeval":
+        return Pubeval()
+    if spec.startswith("gnubg"):
+        return Gnubg(int(spec[5:] or 0))
+    if spec.startswith("self:"):
+        parts = spec.split(":", 2)
+        return Sheshbesh(int(parts[1]), parts[2] if len(parts) > 2 else None)
+    raise SystemExit(f"unknown opponent {spec!r}")
+
+
+def play_game(players, rng):
+    """players[0] moves first; returns points won by players[0]."""
+    board = g.board_from_position_id("4HPwATDgc/ABMA")
+    board = [list(board[0]), list(board[1])]
+    while True:
+        d1, d2 = rng.randint(1, 6), rng.randint(1, 6)
+        if d1 != d2:
+            break
+    mover = 0
+    while True:
+        after = players[mover].play(board, d1, d2)
+        # after: [mover's checkers, new player on roll's checkers]
+        if sum(after[0]) == 0:
+            loser = after[1]
+            pts = 1
+            if sum(loser) == 15:
+                pts = 2
+                if loser[24] > 0 or sum(loser[18:24]) > 0:
+                    pts = 3
+            return pts if mover == 0 else -pts
+        board = after
+        mover = 1 - mover
+        d1, d2 = rng.randint(1, 6), rng.randint(1, 6)
+
+
+def worker(args):
+    lo, hi, a = args
+    ours = Sheshbesh(a.ply, a.weights)
+    other = make(a.opponent, a.weights)
+    out = []
+    for i in range(lo, hi):
+        g1 = play_game([ours, other], random.Random(a.seed * 1_000_003 + i))
+        g2 = -play_game([other, ours], random.Random(a.seed * 1_000_003 + i))
+        out.append((g1 + g2) / 2)
+    ours.close()
+    other.close()
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--opponent", default="gnubg0")
+    ap.add_argument("--pairs", type=int, default=1000)
+    ap.add_argument("--ply", type=int, default=0)
+    ap.add_argument("--weights")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+    chunks = max(a.jobs * 8, 1)
+    bounds = [(a.pairs * k // chunks, a.pairs * (k + 1) // chunks, a) for k in range(chunks)]
+    with mp.Pool(a.jobs) as pool:
+        means = [x for part in pool.map(worker, bounds) for x in part]
+    n = len(means)
+    mean = sum(means) / n
+    var = sum((x - mean) ** 2 for x in means) / (n - 1) if n > 1 else 0.0
+    se = math.sqrt(var / n)
+    result = {
+        "ours": f"sheshbesh {a.ply}-ply" + (f" ({a.weights})" if a.weights else ""),
+        "opponent": a.opponent,
+        "games": 2 * n,
+        "ppg": round(mean, 4),
+        "se": round(se, 4),
+        "seed": a.seed,
+    }
+    if a.json:
+        print(json.dumps(result))
+    else:
+        print(f"{result['ours']} vs {a.opponent}: {mean:+.3f} ppg ± {se:.3f} over {2 * n} games (seed {a.seed})")
+
+
+if __name__ == "__main__":
+    main()

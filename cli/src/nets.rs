@@ -1,0 +1,31 @@
+//! The evaluator the commands use: the shipped weights compiled into the
+//! binary, or a file given with `--weights`.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use sheshbesh_engine::evaluator::NetEvaluator;
+use std::sync::Arc;
+
+use sheshbesh_engine::{bearoff, weights};
+
+/// The shipped weights (see `weights/README.md` for how they were made).
+static SHIPPED: &[u8] = include_bytes!("../../weights/sheshbesh.weights");
+
+/// Loads the evaluator from `path`, or the shipped weights.
+pub fn load(path: Option<&Path>) -> Result<NetEvaluator> {
+    let (bytes, name) = match path {
+        Some(p) => (
+            std::fs::read(p)
+                .with_context(|| format!("bad weights \"{}\": cannot read", p.display()))?,
+            p.display().to_string(),
+        ),
+        None => (SHIPPED.to_vec(), "shipped weights".to_string()),
+    };
+    let set = weights::decode(&bytes).with_context(|| format!("bad weights \"{name}\""))?;
+    let ev = NetEvaluator::from_weights(&set).with_context(|| format!("bad weights \"{name}\""))?;
+    let path = bearoff::default_path();
+    let db = bearoff::load_or_build(&path)
+        .with_context(|| format!("bear-off database cache {}", path.display()))?;
+    Ok(ev.with_bearoff(Arc::new(db)))
+}

@@ -1,0 +1,110 @@
+//! `sheshbesh train`: the command line of the trainer crate.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Args;
+use serde_json::json;
+use sheshbesh_trainer::schedule::Schedule;
+use sheshbesh_trainer::train::{train, TrainConfig};
+
+/// Options of `sheshbesh train`.
+#[derive(Args, Debug)]
+pub struct TrainArgs {
+    /// Checkpoint file: resumed from when it exists, rewritten (atomically)
+    /// every --checkpoint-every games and at the end. Copy it to
+    /// weights/sheshbesh.weights to ship it, or pass it to --weights.
+    #[arg(long, default_value = "train.weights")]
+    pub checkpoint: PathBuf,
+    /// Train until this many self-play games in total (earlier sessions'
+    /// games count).
+    #[arg(long, default_value_t = 100_000)]
+    pub games: u64,
+    /// Seed of the initial weights and the dice.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// TD lambda (0: one-step TD; 1: learn from the game's result alone).
+    #[arg(long, default_value_t = 0.0)]
+    pub lambda: f32,
+    /// Learning rate at the start.
+    #[arg(long, default_value_t = 0.02)]
+    pub alpha: f32,
+    /// Learning rate it decays to.
+    #[arg(long, default_value_t = 0.002)]
+    pub alpha_end: f32,
+    /// Games over which the learning rate's excess over --alpha-end halves.
+    #[arg(long, default_value_t = 200_000.0)]
+    pub half_life: f64,
+    /// Hidden units of the contact net (new runs).
+    #[arg(long, default_value_t = 128)]
+    pub hidden: usize,
+    /// Hidden units of the race net (new runs).
+    #[arg(long, default_value_t = 64)]
+    pub race_hidden: usize,
+    /// Independent game streams per round (fixes the result; threads do not).
+    #[arg(long, default_value_t = 2)]
+    pub shards: usize,
+    /// Games per stream per round.
+    #[arg(long, default_value_t = 16)]
+    pub round_games: u64,
+    /// Games between checkpoints.
+    #[arg(long, default_value_t = 10_000)]
+    pub checkpoint_every: u64,
+    /// Games between strength checks against pubeval and the previous check
+    /// (0: none).
+    #[arg(long, default_value_t = 20_000)]
+    pub check_every: u64,
+    /// Duplicate-dice pairs (two games each) per strength check.
+    #[arg(long, default_value_t = 500)]
+    pub check_pairs: u64,
+    /// Start afresh even if the checkpoint exists (it is overwritten).
+    #[arg(long)]
+    pub fresh: bool,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Print a JSON summary at the end.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `sheshbesh train`.
+pub fn run(a: TrainArgs) -> Result<()> {
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let cfg = TrainConfig {
+        seed: a.seed,
+        games: a.games,
+        lambda: a.lambda,
+        schedule: Schedule {
+            start: a.alpha,
+            end: a.alpha_end,
+            half_life: a.half_life,
+        },
+        hidden: a.hidden,
+        race_hidden: a.race_hidden,
+        shards: a.shards.max(1),
+        round_games: a.round_games.max(1),
+        checkpoint: a.checkpoint.clone(),
+        checkpoint_every: a.checkpoint_every.max(1),
+        check_every: a.check_every,
+        check_pairs: a.check_pairs,
+        resume: !a.fresh,
+        command,
+        progress: !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+    };
+    let (_, prov) = train(&cfg)?;
+    if a.json {
+        println!(
+            "{}",
+            json!({"checkpoint": a.checkpoint, "games": prov.games, "seconds": prov.seconds, "checks": prov.checks})
+        );
+    } else {
+        println!(
+            "trained {} games in {:.0} s; checkpoint {}",
+            prov.games,
+            prov.seconds,
+            a.checkpoint.display()
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,285 @@
+//! Cube decisions in money play from cubeless probabilities, by Janowski's
+//! interpolation between a dead and a fully live cube.
+//!
+//! With `W` the average points won when winning and `L` lost when losing
+//! (gammons and backgammons included), a fully live cube gives the player
+//! on roll, as a function of the win probability `p`:
+//! - take point `TP = (L - 1/2) / (W + L + 1/2)`, cash point
+//!   `CP = (L + 1) / (W + L + 1/2)`;
+//! - a centred cube: `-1` below `TP`, `+1` above `CP`, linear between;
+//! - an owned cube: linear from `-L` at `p = 0` to `+1` at `CP`;
+//! - a cube the opponent owns: `-1` up to `TP`, linear to `W` at `p = 1`.
+//!
+//! The cubeful equity is `x` times the live value plus `1 - x` times the
+//! dead (cubeless) equity; `x`, the cube efficiency, depends on the kind
+//! of position ([`efficiency`]). Equities are per unit of the current cube.
+
+use serde::Serialize;
+
+use crate::position::Position;
+use crate::probs::Probs;
+
+/// Who holds the cube, from the player on roll's side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Owner {
+    /// In the middle: either side may double.
+    Centred,
+    /// The player on roll owns it.
+    Me,
+    /// The opponent owns it: the player on roll may not double.
+    Opponent,
+}
+
+/// Money-game cube settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MoneyCube {
+    /// Who owns the cube.
+    pub owner: Owner,
+    /// Jacoby rule: gammons count only once the cube has been turned.
+    pub jacoby: bool,
+    /// Beavers allowed.
+    pub beavers: bool,
+}
+
+impl Default for MoneyCube {
+    fn default() -> Self {
+        MoneyCube {
+            owner: Owner::Centred,
+            jacoby: false,
+            beavers: false,
+        }
+    }
+}
+
+/// The cube action in gnubg's words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Action {
+    /// Keep the cube; the opponent would take.
+    NoDoubleTake,
+    /// Keep the cube; the opponent would beaver.
+    NoDoubleBeaver,
+    /// Double; the opponent should take.
+    DoubleTake,
+    /// Double; the opponent should beaver.
+    DoubleBeaver,
+    /// Double; the opponent should pass.
+    DoublePass,
+    /// Play on for a gammon; the opponent would pass a double.
+    TooGoodPass,
+    /// Play on for a gammon; the opponent would take a double.
+    TooGoodTake,
+    /// The player on roll may not double.
+    NoCubeAccess,
+}
+
+impl Action {
+    /// The action as gnubg says it (`redouble` when the doubler owns the
+    /// cube already).
+    pub fn words(self, redouble: bool) -> &'static str {
+        use Action::*;
+        match (self, redouble) {
+            (NoDoubleTake, false) => "No double, take",
+            (NoDoubleTake, true) => "No redouble, take",
+            (NoDoubleBeaver, false) => "No double, beaver",
+            (NoDoubleBeaver, true) => "No redouble, beaver",
+            (DoubleTake, false) => "Double, take",
+            (DoubleTake, true) => "Redouble, take",
+            (DoubleBeaver, false) => "Double, beaver",
+            (DoubleBeaver, true) => "Redouble, beaver",
+            (DoublePass, false) => "Double, pass",
+            (DoublePass, true) => "Redouble, pass",
+            (TooGoodPass, false) => "Too good to double, pass",
+            (TooGoodPass, true) => "Too good to redouble, pass",
+            (TooGoodTake, false) => "Too good to double, take",
+            (TooGoodTake, true) => "Too good to redouble, take",
+            (NoCubeAccess, _) => "No double (no access to the cube)",
+        }
+    }
+}
+
+/// A cube decision: the three equities and the action.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Decision {
+    /// Equity if the player on roll does not double.
+    pub no_double: f32,
+    /// Equity after a double that is taken.
+    pub double_take: f32,
+    /// Equity after a double that is passed.
+    pub double_pass: f32,
+    /// What to do.
+    pub action: Action,
+    /// Win probability below which the player on roll should pass a double
+    /// (its take point, live cube).
+    pub take_point: f32,
+    /// Win probability above which the opponent should pass (the player on
+    /// roll's cash point, live cube).
+    pub cash_point: f32,
+}
+
+/// Cube efficiency by position kind: 0.68 with contact; in a race it rises
+/// with the pip count of the player on roll, `0.55 + 0.00125 * pips` within
+/// 0.6..0.7 (longer races leave more time to use the cube).
+pub fn efficiency(pos: &Position) -> f32 {
+    if pos.is_contact() {
+        0.68
+    } else {
+        (0.55 + 0.00125 * pos.me.pips() as f32).clamp(0.6, 0.7)
+    }
+}
+
+/// Average points won per win and lost per loss.
+fn values(p: &Probs) -> (f32, f32) {
+    let [w, wg, wbg, lg, lbg] = p.0;
+    let win = if w > 1e-6 { 1.0 + (wg + wbg) / w } else { 1.0 };
+    let lose = if w < 1.0 - 1e-6 {
+        1.0 + (lg + lbg) / (1.0 - w)
+    } else {
+        1.0
+    };
+    (win, lose)
+}
+
+fn points(w: f32, l: f32) -> (f32, f32) {
+    ((l - 0.5) / (w + l + 0.5), (l + 1.0) / (w + l + 0.5))
+}
+
+/// Cubeful equity for the player on roll with the cube at `owner`.
+pub fn cubeful_equity(p: &Probs, owner: Owner, x: f32) -> f32 {
+    let (w, l) = values(p);
+    let pw = p.win();
+    let dead = p.equity();
+    let (tp, cp) = points(w, l);
+    let live = match owner {
+        Owner::Centred => {
+            if pw <= tp {
+                -1.0
+            } else if pw >= cp {
+                1.0
+            } else {
+                -1.0 + 2.0 * (pw - tp) / (cp - tp)
+            }
+        }
+        Owner::Me => {
+            if pw >= cp {
+                1.0
+            } else {
+                -l + (1.0 + l) * pw / cp
+            }
+        }
+        Owner::Opponent => {
+            if pw <= tp {
+                -1.0
+            } else {
+                -1.0 + (w + 1.0) * (pw - tp) / (1.0 - tp)
+            }
+        }
+    };
+    x * live + (1.0 - x) * dead
+}
+
+/// The money cube decision for the player on roll.
+pub fn money_decision(p: &Probs, cube: MoneyCube, x: f32) -> Decision {
+    // Under Jacoby a centred cube leaves gammons worth a single game.
+    let nd_probs = if cube.jacoby && cube.owner == Owner::Centred {
+        Probs([p.win(), 0.0, 0.0, 0.0, 0.0])
+    } else {
+        *p
+    };
+    let (w, l) = values(p);
+    let (take_point, cash_point) = points(w, l);
+    let no_double = cubeful_equity(&nd_probs, cube.owner, x);
+    let double_take = 2.0 * cubeful_equity(p, Owner::Opponent, x);
+    let double_pass = 1.0;
+    let action = if cube.owner == Owner::Opponent {
+        Action::NoCubeAccess
+    } else if double_take >= double_pass {
+        // The opponent should pass a double.
+        if no_double >= double_pass {
+            Action::TooGoodPass
+        } else {
+            Action::DoublePass
+        }
+    } else {
+        // The opponent should take (or beaver when taking wins it money).
+        let beaver = cube.beavers && double_take < 0.0;
+        match (no_double >= double_take, no_double > double_pass, beaver) {
+            (true, true, _) => Action::TooGoodTake,
+            (true, false, true) => Action::NoDoubleBeaver,
+            (true, false, false) => Action::NoDoubleTake,
+            (false, _, true) => Action::DoubleBeaver,
+            (false, _, false) => Action::DoubleTake,
+        }
+    };
+    Decision {
+        no_double,
+        double_take,
+        double_pass,
+        action,
+        take_point,
+        cash_point,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gammonless(w: f32) -> Probs {
+        Probs([w, 0.0, 0.0, 0.0, 0.0])
+    }
+
+    #[test]
+    fn gammonless_live_cube_points_are_the_textbook_ones() {
+        let d = money_decision(&gammonless(0.5), MoneyCube::default(), 1.0);
+        assert!((d.take_point - 0.2).abs() < 1e-6);
+        assert!((d.cash_point - 0.8).abs() < 1e-6);
+    }
+
+    #[test]
+    fn dead_cube_take_point_is_a_quarter() {
+        // x = 0: double/take equals double/pass at p = 75%.
+        let d = money_decision(&gammonless(0.75), MoneyCube::default(), 0.0);
+        assert!((d.double_take - d.double_pass).abs() < 1e-5);
+    }
+
+    #[test]
+    fn actions_follow_the_win_chance() {
+        let m = MoneyCube::default();
+        assert_eq!(
+            money_decision(&gammonless(0.5), m, 0.68).action,
+            Action::NoDoubleTake
+        );
+        assert_eq!(
+            money_decision(&gammonless(0.72), m, 0.68).action,
+            Action::DoubleTake
+        );
+        assert_eq!(
+            money_decision(&gammonless(0.9), m, 0.68).action,
+            Action::DoublePass
+        );
+        let gammonish = Probs([0.9, 0.6, 0.0, 0.0, 0.0]);
+        assert_eq!(
+            money_decision(&gammonish, m, 0.68).action,
+            Action::TooGoodPass
+        );
+        let owned = MoneyCube {
+            owner: Owner::Opponent,
+            ..m
+        };
+        assert_eq!(
+            money_decision(&gammonless(0.9), owned, 0.68).action,
+            Action::NoCubeAccess
+        );
+        assert_eq!(Action::DoubleTake.words(true), "Redouble, take");
+    }
+
+    #[test]
+    fn cubeful_equities_are_continuous_at_the_points() {
+        let p = Probs([0.6, 0.2, 0.01, 0.1, 0.005]);
+        for owner in [Owner::Centred, Owner::Me, Owner::Opponent] {
+            let a = cubeful_equity(&p, owner, 1.0);
+            let b = cubeful_equity(&Probs([0.6001, 0.2, 0.01, 0.1, 0.005]), owner, 1.0);
+            assert!((a - b).abs() < 0.01);
+        }
+    }
+}

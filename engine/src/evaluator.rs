@@ -1,0 +1,280 @@
+//! Evaluators: anything that gives [`Probs`] for positions, and the net
+//! evaluator that picks a net by game phase.
+//!
+//! Evaluators stack: [`crate::search::Ply`] wraps any [`Evaluator`] to look
+//! further ahead, and a rollout wraps either. Tests use
+//! [`Evaluator`] doubles instead of a trained net.
+
+use std::sync::Arc;
+
+use crate::bearoff::Bearoff;
+use crate::inputs::SparseInputs;
+use crate::movegen::Candidate;
+use crate::net::Net;
+use crate::position::Position;
+use crate::probs::Probs;
+use crate::rules::{win_kind, WinKind};
+use crate::weights::{WeightsError, WeightsSet};
+
+/// Gives outcome probabilities for the player on roll, before the roll.
+pub trait Evaluator: Sync {
+    /// Evaluates a batch: `out[i]` for `positions[i]` (same lengths).
+    fn eval_batch(&self, positions: &[Position], out: &mut [Probs]);
+
+    /// Evaluates one position.
+    fn eval(&self, pos: &Position) -> Probs {
+        let mut out = [Probs::default()];
+        self.eval_batch(std::slice::from_ref(pos), &mut out);
+        out[0]
+    }
+}
+
+/// The value, for the mover, of a play's resulting board (mover's view):
+/// exact when the play ends the game, otherwise the evaluation of the
+/// opponent's turn, flipped.
+pub fn after_value<E: Evaluator + ?Sized>(eval: &E, after: &Position) -> Probs {
+    match final_result(after) {
+        Some(p) => p,
+        None => eval.eval(&after.swapped()).flipped(),
+    }
+}
+
+/// The exact result for the mover when `after` (mover's view) ends the
+/// game, else `None`.
+pub fn final_result(after: &Position) -> Option<Probs> {
+    if after.me.off() != 15 {
+        return None;
+    }
+    Some(Probs::certain(match win_kind(&after.opp) {
+        WinKind::Single => 1,
+        WinKind::Gammon => 2,
+        WinKind::Backgammon => 3,
+    }))
+}
+
+/// Values of every candidate for the mover (batched), into `out`.
+pub fn candidate_values<E: Evaluator + ?Sized>(
+    eval: &E,
+    candidates: &[Candidate],
+    out: &mut Vec<Probs>,
+) {
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Vec<Position>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    out.clear();
+    out.resize(candidates.len(), Probs::default());
+    SCRATCH.with(|s| {
+        let mut swapped = s.borrow_mut();
+        swapped.clear();
+        swapped.extend(candidates.iter().map(|c| c.position.swapped()));
+        eval.eval_batch(&swapped, out);
+    });
+    for (o, c) in out.iter_mut().zip(candidates) {
+        *o = match final_result(&c.position) {
+            Some(p) => p,
+            None => o.flipped(),
+        };
+    }
+}
+
+/// The best candidate by cubeless equity, and its value.
+pub fn best_candidate<E: Evaluator + ?Sized>(
+    eval: &E,
+    candidates: &[Candidate],
+    scratch: &mut Vec<Probs>,
+) -> (usize, Probs) {
+    candidate_values(eval, candidates, scratch);
+    let mut best = 0;
+    for i in 1..scratch.len() {
+        if scratch[i].equity() > scratch[best].equity() {
+            best = i;
+        }
+    }
+    (best, scratch[best])
+}
+
+/// A player that takes the play with the best 0-ply equity.
+pub struct Greedy<'a, E: Evaluator + ?Sized> {
+    eval: &'a E,
+    scratch: Vec<Probs>,
+}
+
+impl<'a, E: Evaluator + ?Sized> Greedy<'a, E> {
+    /// Plays by `eval`.
+    pub fn new(eval: &'a E) -> Self {
+        Greedy {
+            eval,
+            scratch: Vec::new(),
+        }
+    }
+}
+
+impl<E: Evaluator + ?Sized> crate::duel::Chooser for Greedy<'_, E> {
+    fn choose(&mut self, _before: &Position, candidates: &[Candidate]) -> usize {
+        best_candidate(self.eval, candidates, &mut self.scratch).0
+    }
+}
+
+/// Which net a position belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// The sides can still hit each other.
+    Contact,
+    /// A pure race.
+    Race,
+}
+
+impl Phase {
+    /// The phase of a position.
+    pub fn of(pos: &Position) -> Phase {
+        if pos.is_contact() {
+            Phase::Contact
+        } else {
+            Phase::Race
+        }
+    }
+}
+
+/// The neural evaluator: a contact net, a race net, and the bear-off
+/// databases once every checker is home.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NetEvaluator {
+    /// Net for positions with contact.
+    pub contact: Net,
+    /// Net for races.
+    pub race: Net,
+    /// Exact values for bear-offs (`None`: the race net plays them too).
+    pub bearoff: Option<Arc<Bearoff>>,
+}
+
+impl NetEvaluator {
+    /// Builds the evaluator from a weights file's nets.
+    pub fn from_weights(set: &WeightsSet) -> Result<NetEvaluator, WeightsError> {
+        Ok(NetEvaluator {
+            contact: set.get("contact")?.clone(),
+            race: set.get("race")?.clone(),
+            bearoff: None,
+        })
+    }
+
+    /// With the bear-off databases.
+    pub fn with_bearoff(mut self, db: Arc<Bearoff>) -> NetEvaluator {
+        self.bearoff = Some(db);
+        self
+    }
+
+    /// The exact value when the databases cover `pos`.
+    #[inline]
+    pub fn exact(&self, pos: &Position) -> Option<Probs> {
+        match &self.bearoff {
+            Some(db) if Bearoff::covers(pos) => Some(db.probs(pos)),
+            _ => None,
+        }
+    }
+
+    /// The nets as a weights set, with provenance text.
+    pub fn to_weights(&self, provenance: &str) -> WeightsSet {
+        WeightsSet {
+            nets: vec![
+                ("contact".into(), self.contact.clone()),
+                ("race".into(), self.race.clone()),
+            ],
+            provenance: provenance.into(),
+        }
+    }
+
+    /// The net for a phase.
+    pub fn net(&self, phase: Phase) -> &Net {
+        match phase {
+            Phase::Contact => &self.contact,
+            Phase::Race => &self.race,
+        }
+    }
+
+    /// The net for a phase, mutably (training).
+    pub fn net_mut(&mut self, phase: Phase) -> &mut Net {
+        match phase {
+            Phase::Contact => &mut self.contact,
+            Phase::Race => &mut self.race,
+        }
+    }
+}
+
+/// Removes outcomes the position rules out: no gammons once the loser has
+/// borne a checker off, no backgammons in a race where the loser is out of
+/// the winner's home board, then orders the outputs.
+pub fn sanitize(pos: &Position, p: Probs) -> Probs {
+    let mut v = p.0;
+    if pos.opp.off() > 0 {
+        v[1] = 0.0;
+        v[2] = 0.0;
+    }
+    if pos.me.off() > 0 {
+        v[3] = 0.0;
+        v[4] = 0.0;
+    }
+    if !pos.is_contact() {
+        // The opponent's checkers in my home board (its 19..24) or on its bar.
+        if pos.opp.occupied() & (0x3F << 19) == 0 {
+            v[2] = 0.0;
+        }
+        if pos.me.occupied() & (0x3F << 19) == 0 {
+            v[4] = 0.0;
+        }
+    }
+    Probs(v).consistent()
+}
+
+impl Evaluator for NetEvaluator {
+    fn eval_batch(&self, positions: &[Position], out: &mut [Probs]) {
+        let mut x = SparseInputs::default();
+        let mut act = self.contact.activations();
+        for (pos, o) in positions.iter().zip(out.iter_mut()) {
+            if let Some(p) = self.exact(pos) {
+                *o = p;
+                continue;
+            }
+            x.fill(pos);
+            *o = sanitize(pos, self.net(Phase::of(pos)).eval(&x, &mut act));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dice::Dice;
+    use crate::movegen::legal_moves;
+
+    /// Prefers whoever has fewer pips (a test double).
+    struct PipCounter;
+
+    impl Evaluator for PipCounter {
+        fn eval_batch(&self, positions: &[Position], out: &mut [Probs]) {
+            for (p, o) in positions.iter().zip(out) {
+                let (me, opp) = p.pips();
+                let w = 0.5 + (opp as f32 - me as f32) / 100.0;
+                *o = Probs([w.clamp(0.0, 1.0), 0.0, 0.0, 0.0, 0.0]);
+            }
+        }
+    }
+
+    #[test]
+    fn the_best_candidate_is_chosen_from_the_movers_side() {
+        // With a pip counter every play of 6-5 is equally good, but a play
+        // that ends the game beats all.
+        let cands = legal_moves(&Position::start(), Dice::new(6, 5).unwrap());
+        let mut scratch = Vec::new();
+        let (_, v) = best_candidate(&PipCounter, &cands, &mut scratch);
+        assert!((v.win() - (0.5 + 11.0 / 100.0)).abs() < 1e-6);
+    }
+
+    #[test]
+    fn sanitize_drops_impossible_gammons() {
+        let mut pos = Position::start();
+        pos.opp = crate::position::Checkers::from_points(&[0; 24], 0).unwrap();
+        let p = sanitize(&pos, Probs([0.9, 0.5, 0.2, 0.1, 0.05]));
+        assert_eq!(p.0[1], 0.0);
+        assert_eq!(p.0[2], 0.0);
+    }
+}
