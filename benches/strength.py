@@ -16,7 +16,7 @@ Usage:
   pip install gnubg-nn
   cargo build --release
   python3 benches/strength.py --opponent gnubg0 --pairs 1000 [--ply 0]
-      [--weights FILE] [--seed 1] [--jobs 2] [--json]
+      [--weights FILE] [--seed 1] [--jobs 2] [--json] [--binary PATH]
 """
 import argparse
 import json
@@ -36,8 +36,8 @@ BINARY = os.path.join(HERE, "..", "target", "release", "sheshbesh")
 class Sheshbesh:
     """A Sheshbesh co-process answering one hint per line."""
 
-    def __init__(self, ply, weights):
-        cmd = [BINARY, "hint", "--batch", "--ply", str(ply)]
+    def __init__(self, ply, weights, binary=None):
+        cmd = [binary or BINARY, "hint", "--batch", "--ply", str(ply)]
         if weights:
             cmd += ["--weights", weights]
         self.proc = subprocess.Popen(
@@ -130,7 +130,7 @@ def play_game(players, rng):
 
 def worker(args):
     lo, hi, a = args
-    ours = Sheshbesh(a.ply, a.weights)
+    ours = Sheshbesh(a.ply, a.weights, a.binary)
     other = make(a.opponent, a.weights)
     out = []
     for i in range(lo, hi):
@@ -151,6 +151,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--binary", help="sheshbesh binary (default: target/release/sheshbesh)")
     a = ap.parse_args()
     chunks = max(a.jobs * 8, 1)
     bounds = [(a.pairs * k // chunks, a.pairs * (k + 1) // chunks, a) for k in range(chunks)]

@@ -5,11 +5,13 @@ use anyhow::{bail, Result};
 use serde_json::{json, Value};
 use sheshbesh_engine::cube::{self, MoneyCube, Owner};
 use sheshbesh_engine::evaluator::{Evaluator, NetEvaluator};
+use sheshbesh_engine::match_cube::match_decision;
+use sheshbesh_engine::met::{Met, Score};
 use sheshbesh_engine::search::{rank_moves, MoveFilter, Ply};
 use sheshbesh_engine::{position_id, MatchState, Probs};
 
 use crate::commands::{input_of, run};
-use crate::input::dice_for;
+use crate::input::{dice_for, Input};
 use crate::Output;
 
 const MAX_PLY: u32 = 4;
@@ -106,19 +108,67 @@ pub fn hint(
     })
 }
 
-/// The money cube as the match state describes it, from the side on roll.
-fn money_cube(state: &MatchState) -> MoneyCube {
-    let on_roll = state.on_roll;
-    let owner = match state.cube.owner {
+/// The cube as the match state describes it, from the side on roll.
+fn owner_of(state: &MatchState) -> Owner {
+    match state.cube.owner {
         None => Owner::Centred,
-        Some(p) if p == on_roll => Owner::Me,
+        Some(p) if p == state.on_roll => Owner::Me,
         Some(_) => Owner::Opponent,
-    };
-    MoneyCube {
-        owner,
-        jacoby: state.jacoby,
-        beavers: state.beavers,
     }
+}
+
+/// Probabilities at `ply` and the cube decision they imply: money by
+/// Janowski's formulas, match play by the live-cube MWC model on
+/// Kazaross-XG2.
+pub struct CubeAnalysis {
+    /// Probabilities for the player on roll.
+    pub probs: Probs,
+    /// The decision.
+    pub decision: cube::Decision,
+    /// The doubler already owns the cube.
+    pub redouble: bool,
+    /// Cube efficiency used.
+    pub efficiency: f32,
+    /// Match play (equities are EMG).
+    pub match_play: bool,
+}
+
+/// Analyses the cube of `input` at `ply`.
+pub fn cube_analysis(ev: &NetEvaluator, input: &Input, ply: u32) -> Result<CubeAnalysis> {
+    let pos = input.position;
+    let state = &input.state;
+    let probs = Ply::new(ev, ply).eval(&pos);
+    let x = cube::efficiency(&pos);
+    let owner = owner_of(state);
+    let decision = if state.is_money() {
+        let mc = MoneyCube {
+            owner,
+            jacoby: state.jacoby,
+            beavers: state.beavers,
+        };
+        cube::money_decision(&probs, mc, x)
+    } else {
+        let away = state.away();
+        let me = state.on_roll.index();
+        let score = Score {
+            me: away[me],
+            opp: away[1 - me],
+            post_crawford: state.is_post_crawford(),
+        };
+        let cube_value = u32::try_from(state.cube.value()).unwrap_or(u32::MAX);
+        let mut d = match_decision(Met::kazaross_xg2(), score, cube_value, owner, &probs, x)?;
+        if state.crawford {
+            d.action = cube::Action::NoCubeAccess;
+        }
+        d
+    };
+    Ok(CubeAnalysis {
+        probs,
+        decision,
+        redouble: owner == Owner::Me,
+        efficiency: x,
+        match_play: !state.is_money(),
+    })
 }
 
 /// `sheshbesh eval`.
@@ -126,21 +176,11 @@ pub fn eval(ev: &NetEvaluator, position: Option<&str>, ply: u32, out: Output) ->
     check_ply(ply)?;
     run(vec![position], out, |parts| {
         let input = input_of(parts, 1)?;
-        if input.state.length > 0 {
-            bail!(
-                "bad position \"{}\": match-play cube analysis needs a match equity table, which eval does not have yet; give a money position",
-                parts[0]
-            );
-        }
-        let pos = input.position;
-        let p = Ply::new(ev, ply).eval(&pos);
-        let x = cube::efficiency(&pos);
-        let cubeinfo = money_cube(&input.state);
-        let d = cube::money_decision(&p, cubeinfo, x);
-        let redouble = cubeinfo.owner == Owner::Me;
-        let action = d.action.words(redouble);
+        let a = cube_analysis(ev, &input, ply)?;
+        let (p, d) = (a.probs, a.decision);
+        let action = d.action.words(a.redouble);
         let v = json!({
-            "position_id": position_id::encode(&pos),
+            "position_id": position_id::encode(&input.position),
             "ply": ply,
             "probs": probs_json(&p),
             "equity": round(p.equity()),
@@ -152,16 +192,51 @@ pub fn eval(ev: &NetEvaluator, position: Option<&str>, ply: u32, out: Output) ->
             "cube_action": action,
             "take_point": round(d.take_point),
             "cash_point": round(d.cash_point),
-            "cube_efficiency": round(x),
+            "cube_efficiency": round(a.efficiency),
+            "match_play": a.match_play,
         });
+        let unit = if a.match_play { "EMG" } else { "equity" };
         let text = format!(
-            "{}-ply evaluation for the player on roll\n  {}\n  cubeless equity {:+.3}\n  cubeful: no double {:+.3}, double/take {:+.3}, double/pass {:+.3}\n  proper cube action: {action}",
+            "{}-ply evaluation for the player on roll\n  {}\n  cubeless equity {:+.3}\n  cubeful {unit}: no double {:+.3}, double/take {:+.3}, double/pass {:+.3}\n  proper cube action: {action}",
             ply,
             probs_text(&p),
             p.equity(),
             d.no_double,
             d.double_take,
             d.double_pass
+        );
+        Ok((v, text))
+    })
+}
+
+/// `sheshbesh cube`.
+pub fn cube_cmd(ev: &NetEvaluator, position: Option<&str>, ply: u32, out: Output) -> Result<()> {
+    check_ply(ply)?;
+    run(vec![position], out, |parts| {
+        let input = input_of(parts, 1)?;
+        let a = cube_analysis(ev, &input, ply)?;
+        let d = a.decision;
+        let action = d.action.words(a.redouble);
+        let v = json!({
+            "position_id": position_id::encode(&input.position),
+            "action": action,
+            "no_double": round(d.no_double),
+            "double_take": round(d.double_take),
+            "double_pass": round(d.double_pass),
+            "take_point": round(d.take_point),
+            "cash_point": round(d.cash_point),
+            "probs": probs_json(&a.probs),
+            "ply": ply,
+            "match_play": a.match_play,
+        });
+        let unit = if a.match_play { "EMG" } else { "equity" };
+        let text = format!(
+            "Cube analysis ({ply}-ply, {unit})\n  no double     {:+.3}\n  double, take  {:+.3}\n  double, pass  {:+.3}\n  take point {:.1}%, cash point {:.1}%\nProper cube action: {action}",
+            d.no_double,
+            d.double_take,
+            d.double_pass,
+            100.0 * d.take_point,
+            100.0 * d.cash_point
         );
         Ok((v, text))
     })

@@ -8,7 +8,9 @@ mod analysis;
 mod board;
 mod commands;
 mod input;
+mod met_cmd;
 mod nets;
+mod rollout_cmd;
 mod train_cmd;
 
 use std::io::Write;
@@ -97,6 +99,27 @@ enum Command {
         #[command(flatten)]
         out: Output,
     },
+    /// Cube decision for the player on roll: money (Janowski) or match play
+    /// (MWC from Kazaross-XG2), in gnubg's words.
+    Cube {
+        /// Position ID, PositionID:MatchID, XGID or "start".
+        position: Option<String>,
+        /// Search depth of the probabilities.
+        #[arg(long, default_value_t = 0)]
+        ply: u32,
+        /// Weights file instead of the shipped weights.
+        #[arg(long)]
+        weights: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        out: Output,
+    },
+    /// Match equity tables: print one, the facts at a score, or generate
+    /// one from our own engine.
+    Met(met_cmd::MetArgs),
+    /// Roll out a position (or, given DICE, its best plays against each
+    /// other) with variance reduction, quasi-random dice and optional
+    /// truncation; Ctrl-C prints the partial result.
+    Rollout(rollout_cmd::RolloutArgs),
     /// Train the nets by self-play TD(lambda), with checkpoints and strength
     /// checks against pubeval. Example (about two hours on two cores):
     /// `sheshbesh train --checkpoint run.weights --games 2000000`; run the
@@ -119,6 +142,17 @@ fn main() -> ExitCode {
         } => commands::moves(position.as_deref(), dice.as_deref(), out),
         Command::Bench { depth, json } => commands::bench(depth, json),
         Command::Train(args) => train_cmd::run(args),
+        Command::Cube {
+            position,
+            ply,
+            weights,
+            out,
+        } => nets::load(weights.as_deref())
+            .and_then(|ev| analysis::cube_cmd(&ev, position.as_deref(), ply, out)),
+        Command::Met(args) => met_cmd::run(args),
+        Command::Rollout(args) => {
+            nets::load(args.weights.as_deref()).and_then(|ev| rollout_cmd::run(&ev, args))
+        }
         Command::Hint {
             position,
             dice,

@@ -5,8 +5,9 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 use serde_json::json;
+use sheshbesh_trainer::distill::DistillConfig;
 use sheshbesh_trainer::schedule::Schedule;
-use sheshbesh_trainer::train::{train, TrainConfig};
+use sheshbesh_trainer::train::{distill_run, train, TrainConfig};
 
 /// Options of `sheshbesh train`.
 #[derive(Args, Debug)]
@@ -57,6 +58,24 @@ pub struct TrainArgs {
     /// Duplicate-dice pairs (two games each) per strength check.
     #[arg(long, default_value_t = 500)]
     pub check_pairs: u64,
+    /// After self-play, rounds of expert iteration: sample positions from
+    /// self-play, label them by the nets' own --label-ply search, fit the
+    /// nets to the labels. Needs an existing checkpoint; --games is then
+    /// ignored.
+    #[arg(long, default_value_t = 0)]
+    pub distill_rounds: u64,
+    /// Positions per expert-iteration round.
+    #[arg(long, default_value_t = 200_000)]
+    pub distill_positions: usize,
+    /// Search depth of the expert-iteration labels.
+    #[arg(long, default_value_t = 1)]
+    pub label_ply: u32,
+    /// Passes over each round's positions.
+    #[arg(long, default_value_t = 2)]
+    pub epochs: usize,
+    /// Learning rate of the expert-iteration fit.
+    #[arg(long, default_value_t = 0.003)]
+    pub distill_alpha: f32,
     /// Start afresh even if the checkpoint exists (it is overwritten).
     #[arg(long)]
     pub fresh: bool,
@@ -92,7 +111,18 @@ pub fn run(a: TrainArgs) -> Result<()> {
         command,
         progress: !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
     };
-    let (_, prov) = train(&cfg)?;
+    let (_, prov) = if a.distill_rounds > 0 {
+        let d = DistillConfig {
+            positions: a.distill_positions,
+            ply: a.label_ply,
+            epochs: a.epochs,
+            alpha: a.distill_alpha,
+            explore: 0.1,
+        };
+        distill_run(&cfg, &d, a.distill_rounds)?
+    } else {
+        train(&cfg)?
+    };
     if a.json {
         println!(
             "{}",

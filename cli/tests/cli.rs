@@ -286,3 +286,114 @@ fn a_tiny_training_run_writes_weights_that_load() {
     assert!(err.contains("magic"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn cube_json_has_the_promised_fields_in_money_and_match_play() {
+    let (code, out, err) = sheshbesh(&["cube", "start", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v = json_of(&out);
+    for k in [
+        "no_double",
+        "double_take",
+        "double_pass",
+        "take_point",
+        "cash_point",
+    ] {
+        assert!(v[k].is_number(), "{k}: {v}");
+    }
+    assert_eq!(v["double_pass"], 1.0);
+    assert_eq!(v["probs"].as_array().unwrap().len(), 5);
+    assert!(v["action"].as_str().unwrap().contains("ouble"));
+    // gnubg's vector: 11-point match at 3-8, player 1 (3-away) owns a
+    // 4-cube and is on roll: a single win takes the match already.
+    let (code, out, err) = sheshbesh(&["cube", "2+4OAADb3Q0AAA:UglgATAAQAAE", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v = json_of(&out);
+    assert_eq!(v["match_play"], true);
+    assert_eq!(v["action"], "No redouble, dead cube", "{v}");
+    assert!((v["double_pass"].as_f64().unwrap() - 1.0).abs() < 1e-4);
+    // The Crawford game: no cube.
+    let (code, out, err) = sheshbesh(&["cube", "sHNwADbYboMBIA:sAG7AEAAEAAE", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(json_of(&out)["action"]
+        .as_str()
+        .unwrap()
+        .contains("no access"));
+}
+
+#[test]
+fn met_prints_kazaross_and_its_facts() {
+    let (code, out, err) = sheshbesh(&["met", "--json", "--score", "2,2"]);
+    assert_eq!(code, 0, "{err}");
+    let v = json_of(&out);
+    assert_eq!(v["length"], 25);
+    let pre = v["pre_crawford"].as_array().unwrap();
+    // Symmetry: M[i][j] + M[j][i] = 1.
+    let at = |i: usize, j: usize| pre[i][j].as_f64().unwrap();
+    for (i, j) in (0..25).flat_map(|i| (0..25).map(move |j| (i, j))) {
+        let s = at(i, j) + at(j, i);
+        assert!((s - 1.0).abs() < 2e-4, "{i},{j}: {s}");
+    }
+    assert_eq!(v["post_crawford"][1], 0.48803);
+    // At 2-away 2-away a double is for the match: take point = MWC of
+    // 2-away against a 1-away leader in the Crawford game.
+    assert!((v["score"]["take_point_opp"].as_f64().unwrap() - 0.32264).abs() < 1e-4);
+    let (code, _, err) = sheshbesh(&["met", "--score", "0,3"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("bad score"), "{err}");
+}
+
+#[test]
+fn met_generate_compares_with_kazaross() {
+    let (code, out, err) = sheshbesh(&["met", "--generate", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v = json_of(&out);
+    let d = v["largest_difference"]["value"].as_f64().unwrap();
+    assert!(d > 0.0 && d < 0.06, "{d}");
+}
+
+#[test]
+fn rollouts_are_reproducible_across_thread_counts() {
+    let args = |t: &'static str| {
+        vec![
+            "rollout",
+            "start",
+            "--trials",
+            "72",
+            "--truncate",
+            "4",
+            "--seed",
+            "3",
+            "--threads",
+            t,
+            "--json",
+        ]
+    };
+    let (code, a, err) = sheshbesh(&args("1"));
+    assert_eq!(code, 0, "{err}");
+    let (_, b, _) = sheshbesh(&args("2"));
+    assert_eq!(a, b);
+    let v = json_of(&a);
+    assert_eq!(v["trials"], 72);
+    assert!(v["se"]["equity"].as_f64().unwrap() > 0.0);
+    assert_eq!(v["probs"].as_array().unwrap().len(), 5);
+}
+
+#[test]
+fn rollout_of_a_roll_compares_plays() {
+    let (code, out, err) = sheshbesh(&[
+        "rollout",
+        "start",
+        "31",
+        "--trials",
+        "72",
+        "--truncate",
+        "2",
+        "--moves",
+        "3",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json_of(&out);
+    assert_eq!(v["moves"].as_array().unwrap().len(), 3);
+}

@@ -70,6 +70,9 @@ pub enum Action {
     TooGoodTake,
     /// The player on roll may not double.
     NoCubeAccess,
+    /// Match play: the cube already covers what the player needs, so a
+    /// double gains nothing.
+    DeadCube,
 }
 
 impl Action {
@@ -93,6 +96,8 @@ impl Action {
             (TooGoodTake, false) => "Too good to double, take",
             (TooGoodTake, true) => "Too good to redouble, take",
             (NoCubeAccess, _) => "No double (no access to the cube)",
+            (DeadCube, false) => "No double, dead cube",
+            (DeadCube, true) => "No redouble, dead cube",
         }
     }
 }

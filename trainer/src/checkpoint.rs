@@ -23,6 +23,9 @@ pub struct Provenance {
     pub seconds: f64,
     /// Strength checks so far (newest last).
     pub checks: Vec<Check>,
+    /// Expert-iteration rounds done so far.
+    #[serde(default)]
+    pub distill_rounds: u64,
 }
 
 /// One periodic strength measurement.

@@ -6,6 +6,7 @@
 //! learns from another engine: every target comes from our own play.
 
 pub mod checkpoint;
+pub mod distill;
 pub mod schedule;
 pub mod selfplay;
 pub mod train;

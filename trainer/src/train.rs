@@ -31,6 +31,7 @@ use sheshbesh_engine::inputs::INPUTS;
 use sheshbesh_engine::net::Net;
 
 use crate::checkpoint::{self, Check, Provenance};
+use crate::distill::{self, DistillConfig};
 use crate::schedule::Schedule;
 use crate::selfplay::{play_and_learn, Scratch};
 
@@ -108,6 +109,7 @@ pub fn train(cfg: &TrainConfig) -> Result<(NetEvaluator, Provenance)> {
             games: 0,
             seconds: 0.0,
             checks: Vec::new(),
+            distill_rounds: 0,
         });
         (ev, prov)
     } else {
@@ -119,6 +121,7 @@ pub fn train(cfg: &TrainConfig) -> Result<(NetEvaluator, Provenance)> {
                 games: 0,
                 seconds: 0.0,
                 checks: Vec::new(),
+                distill_rounds: 0,
             },
         )
     };
@@ -211,6 +214,55 @@ pub fn train(cfg: &TrainConfig) -> Result<(NetEvaluator, Provenance)> {
         }
     }
     bar.finish();
+    Ok((ev, prov))
+}
+
+/// Expert iteration from the checkpoint: `rounds` more rounds of
+/// [`distill::round`], each followed by a strength check and a checkpoint.
+pub fn distill_run(
+    cfg: &TrainConfig,
+    d: &DistillConfig,
+    rounds: u64,
+) -> Result<(NetEvaluator, Provenance)> {
+    let (ev, prov) = checkpoint::load(&cfg.checkpoint)
+        .context("expert iteration starts from a checkpoint; train by self-play first")?;
+    let mut prov = prov.context("the checkpoint carries no training record")?;
+    let db = bearoff::load_or_build(&bearoff::default_path())
+        .context("building the bear-off databases")?;
+    let mut ev = ev.with_bearoff(Arc::new(db));
+    if !prov.command.contains(&cfg.command) {
+        prov.command = format!("{} ; {}", prov.command, cfg.command);
+    }
+    let start = Instant::now();
+    let seconds_before = prov.seconds;
+    for _ in 0..rounds {
+        let previous = ev.clone();
+        let seed = mix(cfg.seed, prov.distill_rounds, 0xD1);
+        let rmse = distill::round(&mut ev, d, seed);
+        prov.distill_rounds += 1;
+        prov.seconds = seconds_before + start.elapsed().as_secs_f64();
+        let mut c = check_pubeval(&ev, cfg.check_pairs, 1_000_003);
+        c.games = prov.games;
+        let r = duel_parallel(
+            || Greedy::new(&ev),
+            || Greedy::new(&previous),
+            cfg.check_pairs,
+            2_000_003,
+        );
+        eprintln!(
+            "{{\"round\":{},\"seconds\":{:.0},\"fit_rmse\":{:.4},\"pubeval\":[{:.4},{:.4}],\"previous\":[{:.4},{:.4}]}}",
+            prov.distill_rounds, prov.seconds, rmse, c.ppg, c.se, r.ppg, r.se
+        );
+        prov.checks.push(c);
+        prov.checks.push(Check {
+            games: prov.games,
+            against: "previous".into(),
+            ppg: r.ppg,
+            se: r.se,
+            duel_games: r.games,
+        });
+        checkpoint::save(&cfg.checkpoint, &ev, &prov)?;
+    }
     Ok((ev, prov))
 }
 

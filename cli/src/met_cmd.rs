@@ -1,0 +1,188 @@
+//! `sheshbesh met`: print a match equity table, the take points and gammon
+//! values at a score, or generate a table from our own engine.
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use serde_json::json;
+use sheshbesh_engine::evaluator::Evaluator;
+use sheshbesh_engine::match_cube::{generate, Shares};
+use sheshbesh_engine::met::{Met, Score};
+use sheshbesh_engine::Position;
+
+/// Options of `sheshbesh met`.
+#[derive(Args, Debug)]
+pub struct MetArgs {
+    /// A gnubg MET XML file (explicit tables) instead of Kazaross-XG2.
+    #[arg(long)]
+    pub table: Option<std::path::PathBuf>,
+    /// Show the table up to this many points away (default: all of it, or
+    /// 15 in text).
+    #[arg(long)]
+    pub length: Option<usize>,
+    /// Take points and gammon values at a score given as "A,B": the player
+    /// A-away, the opponent B-away (e.g. 3,5).
+    #[arg(long)]
+    pub score: Option<String>,
+    /// Cube value for --score.
+    #[arg(long, default_value_t = 1)]
+    pub cube: u32,
+    /// Generate a table from our own engine: gammon rates from the net's
+    /// evaluation of the opening, a live-cube model with cube efficiency
+    /// 0.68, and print its largest difference from Kazaross-XG2.
+    #[arg(long)]
+    pub generate: bool,
+    /// Weights for --generate.
+    #[arg(long)]
+    pub weights: Option<std::path::PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_score(s: &str) -> Result<(u32, u32)> {
+    let bad = || anyhow::anyhow!("bad score \"{s}\": give A,B with both 1 or more, e.g. 3,5");
+    let (a, b) = s.split_once([',', '-', ' ']).ok_or_else(bad)?;
+    let a: u32 = a.trim().parse().map_err(|_| bad())?;
+    let b: u32 = b.trim().parse().map_err(|_| bad())?;
+    if a == 0 || b == 0 {
+        return Err(bad());
+    }
+    Ok((a, b))
+}
+
+fn round(x: f32) -> f64 {
+    (f64::from(x) * 1e5).round() / 1e5
+}
+
+/// Runs `sheshbesh met`.
+pub fn run(a: MetArgs) -> Result<()> {
+    let loaded;
+    let mut met: &Met = match &a.table {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("bad table \"{}\": cannot read", path.display()))?;
+            loaded = Met::from_xml(&text)
+                .with_context(|| format!("bad table \"{}\"", path.display()))?;
+            &loaded
+        }
+        None => Met::kazaross_xg2(),
+    };
+    let generated;
+    let mut largest_difference = None;
+    if a.generate {
+        let ev = crate::nets::load(a.weights.as_deref())?;
+        let p = ev.eval(&Position::start());
+        // Both sides' shares at the opening, averaged: the table is for a
+        // game that starts even.
+        let s = Shares::of(&p);
+        let f = s.flipped();
+        let avg = |x: f32, y: f32| 0.5 * (x + y);
+        let shares = Shares {
+            win_gammon: avg(s.win_gammon, f.win_gammon),
+            win_backgammon: avg(s.win_backgammon, f.win_backgammon),
+            lose_gammon: avg(s.lose_gammon, f.lose_gammon),
+            lose_backgammon: avg(s.lose_backgammon, f.lose_backgammon),
+        };
+        let k = Met::kazaross_xg2();
+        generated = generate(k.length, shares, 0.68);
+        let mut worst = (0.0f32, 0, 0);
+        for i in 0..k.length {
+            for j in 0..k.length {
+                let d = (generated.pre[i][j] - k.pre[i][j]).abs();
+                if d > worst.0 {
+                    worst = (d, i + 1, j + 1);
+                }
+            }
+        }
+        largest_difference = Some(worst);
+        met = &generated;
+    }
+    let length = a.length.unwrap_or(if a.json {
+        met.length
+    } else {
+        met.length.min(15)
+    });
+    if length == 0 || length > met.length {
+        bail!(
+            "bad length \"{length}\": the table covers 1 to {}",
+            met.length
+        );
+    }
+    let facts = match &a.score {
+        Some(s) => {
+            let (me, opp) = parse_score(s)?;
+            let score = Score {
+                me,
+                opp,
+                post_crawford: false,
+            };
+            let mwc = met.mwc(score)?;
+            let f = met.facts(score, a.cube)?;
+            let back = Score {
+                me: opp,
+                opp: me,
+                post_crawford: false,
+            };
+            let fo = met.facts(back, a.cube)?;
+            Some((me, opp, mwc, f, fo))
+        }
+        None => None,
+    };
+    if a.json {
+        let mut v = json!({
+            "name": met.name,
+            "length": length,
+            "pre_crawford": met.pre[..length].iter().map(|r| r[..length].iter().map(|&x| round(x)).collect::<Vec<_>>()).collect::<Vec<_>>(),
+            "post_crawford": met.post[..length].iter().map(|&x| round(x)).collect::<Vec<_>>(),
+        });
+        if let Some((me, opp, mwc, f, fo)) = facts {
+            v["score"] = json!({
+                "me_away": me, "opp_away": opp, "cube": a.cube, "mwc": round(mwc),
+                "take_point_opp": round(f.take_point), "take_point_me": round(fo.take_point),
+                "gammon_value_me": round(f.gammon_value_me), "gammon_value_opp": round(f.gammon_value_opp),
+            });
+        }
+        if let Some((d, i, j)) = largest_difference {
+            v["largest_difference"] =
+                json!({"value": round(d), "me_away": i, "opp_away": j, "against": "Kazaross XG2"});
+        }
+        println!("{v}");
+        return Ok(());
+    }
+    println!("{} ({}-point table)", met.name, met.length);
+    print!("      ");
+    for j in 1..=length {
+        print!("{:>6}", format!("{j}a"));
+    }
+    println!();
+    for i in 1..=length {
+        print!("{:>6}", format!("{i}a"));
+        for j in 1..=length {
+            print!("{:>6.1}", 100.0 * met.pre[i - 1][j - 1]);
+        }
+        println!();
+    }
+    print!("post-Crawford (trailer vs 1-away):");
+    for j in 1..=length {
+        print!(" {j}a {:.1}", 100.0 * met.post[j - 1]);
+    }
+    println!();
+    if let Some((me, opp, mwc, f, fo)) = facts {
+        println!(
+            "At {me}-away {opp}-away (cube {}): MWC {:.1}%; opponent's take point {:.1}%, yours {:.1}%; gammon values: yours {:.3}, opponent's {:.3}",
+            a.cube,
+            100.0 * mwc,
+            100.0 * f.take_point,
+            100.0 * fo.take_point,
+            f.gammon_value_me,
+            f.gammon_value_opp
+        );
+    }
+    if let Some((d, i, j)) = largest_difference {
+        println!(
+            "largest difference from Kazaross XG2: {:.2}% at {i}-away {j}-away",
+            100.0 * d
+        );
+    }
+    Ok(())
+}
