@@ -117,9 +117,10 @@ fn owner_of(state: &MatchState) -> Owner {
     }
 }
 
-/// Probabilities at `ply` and the cube decision they imply: money by
-/// Janowski's formulas, match play by the live-cube MWC model on
-/// Kazaross-XG2.
+/// Probabilities at `ply` and the cube decision: money by Janowski's
+/// formulas at the leaves of a cubeful `ply`-ply search, match play by the
+/// live-cube MWC model on Kazaross-XG2 applied to the `ply`-ply
+/// probabilities.
 pub struct CubeAnalysis {
     /// Probabilities for the player on roll.
     pub probs: Probs,
@@ -146,7 +147,8 @@ pub fn cube_analysis(ev: &NetEvaluator, input: &Input, ply: u32) -> Result<CubeA
             jacoby: state.jacoby,
             beavers: state.beavers,
         };
-        cube::money_decision(&probs, mc, x)
+        // Cube equities searched as deep as the probabilities.
+        sheshbesh_engine::cubeful::decision(ev, &pos, mc, ply)
     } else {
         let away = state.away();
         let me = state.on_roll.index();

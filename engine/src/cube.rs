@@ -6,9 +6,10 @@
 //! on roll, as a function of the win probability `p`:
 //! - take point `TP = (L - 1/2) / (W + L + 1/2)`, cash point
 //!   `CP = (L + 1) / (W + L + 1/2)`;
-//! - a centred cube: `-1` below `TP`, `+1` above `CP`, linear between;
-//! - an owned cube: linear from `-L` at `p = 0` to `+1` at `CP`;
-//! - a cube the opponent owns: `-1` up to `TP`, linear to `W` at `p = 1`.
+//! - the live value is piecewise linear from `-L` at `p = 0` to `W` at
+//!   `p = 1`, through `-1` at `TP` when the opponent may double and `+1` at
+//!   `CP` when the player may (outside those points a side is too good to
+//!   double and plays on for the gammon).
 //!
 //! The cubeful equity is `x` times the live value plus `1 - x` times the
 //! dead (cubeless) equity; `x`, the cube efficiency, depends on the kind
@@ -154,32 +155,63 @@ pub fn cubeful_equity(p: &Probs, owner: Owner, x: f32) -> f32 {
     let pw = p.win();
     let dead = p.equity();
     let (tp, cp) = points(w, l);
-    let live = match owner {
-        Owner::Centred => {
-            if pw <= tp {
-                -1.0
-            } else if pw >= cp {
-                1.0
-            } else {
-                -1.0 + 2.0 * (pw - tp) / (cp - tp)
-            }
-        }
-        Owner::Me => {
-            if pw >= cp {
-                1.0
-            } else {
-                -l + (1.0 + l) * pw / cp
-            }
-        }
-        Owner::Opponent => {
-            if pw <= tp {
-                -1.0
-            } else {
-                -1.0 + (w + 1.0) * (pw - tp) / (1.0 - tp)
-            }
-        }
+    // The live value runs through (0, -L), the take point at -1 when the
+    // opponent may double, the cash point at +1 when I may, and (1, W):
+    // beyond a point the side is too good and plays on for the gammon.
+    let (left, right) = match owner {
+        Owner::Centred => ((tp, -1.0), (cp, 1.0)),
+        Owner::Me => ((0.0, -l), (cp, 1.0)),
+        Owner::Opponent => ((tp, -1.0), (1.0, w)),
     };
+    let live = through(&[(0.0, -l), left, right, (1.0, w)], pw);
     x * live + (1.0 - x) * dead
+}
+
+/// The piecewise-linear function through `points` (sorted by x) at `x`.
+pub(crate) fn through(points: &[(f32, f32)], x: f32) -> f32 {
+    for w in points.windows(2) {
+        let ((x0, y0), (x1, y1)) = (w[0], w[1]);
+        if x <= x1 {
+            return if x1 - x0 < 1e-9 {
+                y1
+            } else {
+                y0 + (y1 - y0) * (x - x0).max(0.0) / (x1 - x0)
+            };
+        }
+    }
+    points.last().map_or(0.0, |p| p.1)
+}
+
+/// Equity differences below this are ties (rounding in sums over rolls).
+const TIE: f32 = 1e-4;
+
+/// The action the three equities call for, in money play.
+pub fn action_of(no_double: f32, double_take: f32, double_pass: f32, cube: MoneyCube) -> Action {
+    if cube.owner == Owner::Opponent {
+        Action::NoCubeAccess
+    } else if double_take >= double_pass {
+        // The opponent should pass a double; playing on must gain strictly
+        // (a deeper search that cashes next turn ties at exactly +1).
+        if no_double > double_pass + TIE {
+            Action::TooGoodPass
+        } else {
+            Action::DoublePass
+        }
+    } else {
+        // The opponent should take (or beaver when taking wins it money).
+        let beaver = cube.beavers && double_take < 0.0;
+        match (
+            no_double >= double_take,
+            no_double > double_pass + TIE,
+            beaver,
+        ) {
+            (true, true, _) => Action::TooGoodTake,
+            (true, false, true) => Action::NoDoubleBeaver,
+            (true, false, false) => Action::NoDoubleTake,
+            (false, _, true) => Action::DoubleBeaver,
+            (false, _, false) => Action::DoubleTake,
+        }
+    }
 }
 
 /// The money cube decision for the player on roll.
@@ -195,26 +227,7 @@ pub fn money_decision(p: &Probs, cube: MoneyCube, x: f32) -> Decision {
     let no_double = cubeful_equity(&nd_probs, cube.owner, x);
     let double_take = 2.0 * cubeful_equity(p, Owner::Opponent, x);
     let double_pass = 1.0;
-    let action = if cube.owner == Owner::Opponent {
-        Action::NoCubeAccess
-    } else if double_take >= double_pass {
-        // The opponent should pass a double.
-        if no_double >= double_pass {
-            Action::TooGoodPass
-        } else {
-            Action::DoublePass
-        }
-    } else {
-        // The opponent should take (or beaver when taking wins it money).
-        let beaver = cube.beavers && double_take < 0.0;
-        match (no_double >= double_take, no_double > double_pass, beaver) {
-            (true, true, _) => Action::TooGoodTake,
-            (true, false, true) => Action::NoDoubleBeaver,
-            (true, false, false) => Action::NoDoubleTake,
-            (false, _, true) => Action::DoubleBeaver,
-            (false, _, false) => Action::DoubleTake,
-        }
-    };
+    let action = action_of(no_double, double_take, double_pass, cube);
     Decision {
         no_double,
         double_take,

@@ -97,10 +97,12 @@ impl SparseInputs {
 
     fn side(&mut self, s: &Checkers, o: &Checkers, base: usize) {
         let mut occ = s.occupied();
+        let mut pips = 0u32;
         while occ != 0 {
             let p = occ.trailing_zeros() as usize;
             occ &= occ - 1;
             let n = s.at(p);
+            pips += p as u32 * u32::from(n);
             let at = base + (p - 1) * 4;
             match n {
                 1 => self.push(at, 1.0),
@@ -113,7 +115,7 @@ impl SparseInputs {
         }
         let f = base + 100;
         self.push(f, f32::from(s.off()) / 15.0);
-        self.push(f + 1, s.pips() as f32 / 150.0);
+        self.push(f + 1, pips as f32 / 150.0);
         self.push(f + 2, s.highest() as f32 / 25.0);
         self.push(f + 3, highest_bit(s.made() & POINTS_MASK) as f32 / 24.0);
         self.push(f + 4, (s.made() & 0b111_1110).count_ones() as f32 / 6.0);
@@ -232,11 +234,31 @@ fn shots(s: &Checkers, o: &Checkers) -> u32 {
         return 0;
     }
     let open = !Checkers::mirrored(o.made()) & POINTS_MASK;
-    ROLLS
-        .iter()
-        .filter(|&&(a, b, _)| side_reach(s, a, b, open) & blots != 0)
-        .map(|&(_, _, w)| w)
-        .sum()
+    if s.bar() > 0 {
+        return ROLLS
+            .iter()
+            .filter(|&&(a, b, _)| side_reach(s, a, b, open) & blots != 0)
+            .map(|&(_, _, w)| w)
+            .sum();
+    }
+    // Landings one die away, computed once for all rolls.
+    let occ = s.occupied() & POINTS_MASK;
+    let step: [u32; 7] = std::array::from_fn(|d| if d == 0 { 0 } else { (occ >> d) & open });
+    let mut total = 0;
+    for &(a, b, w) in &ROLLS {
+        let (sa, sb) = (step[a as usize], step[b as usize]);
+        let reached = if a != b {
+            sa | sb | ((sa >> b) & open) | ((sb >> a) & open)
+        } else {
+            let s2 = (sa >> a) & open;
+            let s3 = (s2 >> a) & open;
+            sa | s2 | s3 | ((s3 >> a) & open)
+        };
+        if reached & blots != 0 {
+            total += w;
+        }
+    }
+    total
 }
 
 /// Checkers of `s` in the other side's home board (its points 19..24) or

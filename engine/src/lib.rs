@@ -16,6 +16,7 @@
 
 pub mod bearoff;
 pub mod cube;
+pub mod cubeful;
 pub mod dice;
 pub mod duel;
 pub mod error;

@@ -8,10 +8,11 @@
 //! position's gammon and backgammon shares of wins and losses held fixed:
 //! - dead cube: `p W + (1 - p) L`, `W` and `L` the mean MWC after a win and
 //!   after a loss at this cube;
-//! - live cube: constant below the player's take point `TP` (it would pass
-//!   the opponent's double, `MWC(lose c)`) and above its cash point `CP`
-//!   (the opponent would pass, `MWC(win c)`), linear between; where a side
-//!   may not double the end point is the dead value at `p = 0` or `1`.
+//! - live cube: piecewise linear from `L` at `p = 0` to `W` at `p = 1`,
+//!   through `MWC(lose c)` at the player's take point `TP` (where it would
+//!   pass the opponent's double) and `MWC(win c)` at its cash point `CP`
+//!   (where the opponent would pass); where a side may not double its point
+//!   drops out. Beyond a point a side is too good to double and plays on.
 //!   `TP` and `CP` solve `V(2c, owned by the taker, p) = pass value`, so the
 //!   model recurses on the cube until doubling no longer matters;
 //! - the value is `x` times the live value plus `1 - x` times the dead one,
@@ -135,13 +136,7 @@ impl<'a, E: Equities> Solver<'a, E> {
         let (w, l) = self.win_lose(s, c as i32);
         let dead = p * w + (1.0 - p) * l;
         let (pl, vl, pr, vr) = self.ends(s, c, owner);
-        let live = if p <= pl {
-            vl
-        } else if p >= pr {
-            vr
-        } else {
-            vl + (vr - vl) * (p - pl) / (pr - pl)
-        };
+        let live = crate::cube::through(&[(0.0, l), (pl, vl), (pr, vr), (1.0, w)], p);
         self.x * live + (1.0 - self.x) * dead
     }
 
@@ -231,7 +226,7 @@ pub fn match_decision(
     } else if !may {
         Action::DeadCube
     } else if dt >= dp {
-        if nd >= dp {
+        if nd > dp + 1e-4 {
             Action::TooGoodPass
         } else {
             Action::DoublePass

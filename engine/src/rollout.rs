@@ -285,8 +285,8 @@ fn play_trial<E: Evaluator + ?Sized>(
             }
         }
         let dice = dicer.roll();
-        generate(&pos, dice, &mut list);
-        let pick = crate::duel::Chooser::choose(&mut chooser, &pos, list.as_slice());
+        // At 0-ply the luck pass below finds the play for the roll thrown.
+        let mut played: Option<Position> = None;
         if s.luck {
             // The 0-ply value of each roll's best play, and of the roll
             // thrown.
@@ -298,11 +298,16 @@ fn play_trial<E: Evaluator + ?Sized>(
             for r in Dice::all_21() {
                 generate(&pos, r, &mut rlist);
                 candidate_values(base, rlist.as_slice(), &mut values);
-                let best = values
-                    .iter()
-                    .copied()
-                    .max_by(|a, b| a.equity().total_cmp(&b.equity()))
-                    .expect("a play");
+                let mut bi = 0;
+                for (i, v) in values.iter().enumerate() {
+                    if v.equity() > values[bi].equity() {
+                        bi = i;
+                    }
+                }
+                let best = values[bi];
+                if s.ply == 0 && r == dice.high_first() {
+                    played = Some(rlist.as_slice()[bi].position);
+                }
                 let w = f64::from(r.weight()) / 36.0;
                 let cv = if s.cubeful {
                     // After the play the opponent is on roll with the cube.
@@ -339,7 +344,14 @@ fn play_trial<E: Evaluator + ?Sized>(
             let sign = if mover_is_root { 1.0 } else { -1.0 };
             cube_luck += sign * (thrown_cube - mean_cube);
         }
-        let after = list.as_slice()[pick].position;
+        let after = match played {
+            Some(a) => a,
+            None => {
+                generate(&pos, dice, &mut list);
+                let pick = crate::duel::Chooser::choose(&mut chooser, &pos, list.as_slice());
+                list.as_slice()[pick].position
+            }
+        };
         plies += 1;
         if let Some(p) = final_result(&after) {
             let pts = f64::from(p.equity());

@@ -104,35 +104,36 @@ pub fn label(ev: &NetEvaluator, positions: &[Position], ply: u32) -> Vec<Example
         .collect()
 }
 
-/// Fits the nets to labelled examples; returns the root-mean-square error of
-/// the win probability over the last pass (before each step).
+/// Fits the nets to labelled examples; returns, for each pass, the
+/// root-mean-square error of the win probability (before each step).
 pub fn fit(
     ev: &mut NetEvaluator,
     examples: &[Example],
     epochs: usize,
     alpha: f32,
     seed: u64,
-) -> f64 {
+) -> Vec<f64> {
     let mut order: Vec<usize> = (0..examples.len()).collect();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut act = ev.contact.activations();
     let mut x = SparseInputs::default();
-    let mut sq = 0.0;
+    let mut rmse = Vec::with_capacity(epochs);
     for _ in 0..epochs {
         order.shuffle(&mut rng);
-        sq = 0.0;
+        let mut sq = 0.0;
         for &i in &order {
             let e = &examples[i];
             x.fill(&e.position);
             let before = ev.net_mut(e.phase).train(&x, &e.target, alpha, &mut act);
             sq += f64::from((before.win() - e.target.win()).powi(2));
         }
+        rmse.push((sq / examples.len().max(1) as f64).sqrt());
     }
-    (sq / examples.len().max(1) as f64).sqrt()
+    rmse
 }
 
-/// One round: sample, label, fit. Returns the fit's final RMSE.
-pub fn round(ev: &mut NetEvaluator, cfg: &DistillConfig, seed: u64) -> f64 {
+/// One round: sample, label, fit. Returns the fit's RMSE by pass.
+pub fn round(ev: &mut NetEvaluator, cfg: &DistillConfig, seed: u64) -> Vec<f64> {
     let positions = sample(ev, cfg.positions, cfg.explore, seed);
     let examples = label(ev, &positions, cfg.ply);
     fit(ev, &examples, cfg.epochs, cfg.alpha, seed ^ 0xD15)

@@ -250,8 +250,8 @@ pub fn distill_run(
             2_000_003,
         );
         eprintln!(
-            "{{\"round\":{},\"seconds\":{:.0},\"fit_rmse\":{:.4},\"pubeval\":[{:.4},{:.4}],\"previous\":[{:.4},{:.4}]}}",
-            prov.distill_rounds, prov.seconds, rmse, c.ppg, c.se, r.ppg, r.se
+            "{{\"round\":{},\"seconds\":{:.0},\"fit_rmse\":{:?},\"pubeval\":[{:.4},{:.4}],\"previous\":[{:.4},{:.4}]}}",
+            prov.distill_rounds, prov.seconds, rmse.iter().map(|x| (x * 1e4).round() / 1e4).collect::<Vec<_>>(), c.ppg, c.se, r.ppg, r.se
         );
         prov.checks.push(c);
         prov.checks.push(Check {
