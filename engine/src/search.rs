@@ -108,17 +108,48 @@ impl<'a, E: Evaluator + ?Sized> Ply<'a, E> {
         if depth == 0 || candidates.len() == 1 {
             return (best0, values[best0]);
         }
-        let short = shortlist(&values, filter);
-        let mut best = (short[0], Probs::default());
-        let mut best_eq = f32::NEG_INFINITY;
-        for &i in &short {
-            let v = self.after(&candidates[i].position, depth);
-            if v.equity() > best_eq {
-                best_eq = v.equity();
-                best = (i, v);
+        let deep = self.deepen(candidates, &values, depth, filter, false);
+        deep.iter()
+            .filter(|d| d.2 == depth)
+            .max_by(|a, b| a.1.equity().total_cmp(&b.1.equity()))
+            .map(|d| (d.0, d.1))
+            .expect("the filter keeps one play")
+    }
+
+    /// Searches plays step by step as gnubg's move filters do: the plays
+    /// `first` keeps at 0-ply are searched at 1 ply, the best of those (by
+    /// [`MoveFilter::TREE`]) at 2 ply, and so on up to `depth`. Returns
+    /// (index, value, ply) of every play searched, at its deepest ply.
+    fn deepen(
+        &self,
+        candidates: &[Candidate],
+        values0: &[Probs],
+        depth: u32,
+        first: MoveFilter,
+        parallel: bool,
+    ) -> Vec<(usize, Probs, u32)> {
+        let mut found: Vec<(usize, Probs, u32)> = Vec::new();
+        let mut keep = shortlist(values0, first);
+        for d in 1..=depth {
+            let eval = |&i: &usize| (i, self.after(&candidates[i].position, d), d);
+            let stage: Vec<(usize, Probs, u32)> = if parallel {
+                keep.par_iter().map(eval).collect()
+            } else {
+                keep.iter().map(eval).collect()
+            };
+            for st in &stage {
+                found.retain(|f| f.0 != st.0);
+                found.push(*st);
+            }
+            if d < depth {
+                let vals: Vec<Probs> = stage.iter().map(|x| x.1).collect();
+                keep = shortlist(&vals, MoveFilter::TREE)
+                    .into_iter()
+                    .map(|k| stage[k].0)
+                    .collect();
             }
         }
-        best
+        found
     }
 
     /// Value for the mover of a play's resulting board, searched at `depth`.
@@ -175,8 +206,9 @@ pub struct RankedMove {
     pub ply: u32,
 }
 
-/// All plays of `dice` from `pos`, best first: every play at 0-ply, then
-/// those `root` keeps re-evaluated at `ply` (ranked ahead of the rest).
+/// All plays of `dice` from `pos`, best first: every play at 0-ply, those
+/// `root` keeps at 1 ply, the best of those at 2 ply and so on up to `ply`
+/// (deeper-searched plays rank ahead of the rest).
 pub fn rank_moves<E: Evaluator + ?Sized>(
     base: &E,
     pos: &Position,
@@ -200,14 +232,9 @@ pub fn rank_moves<E: Evaluator + ?Sized>(
         .collect();
     if ply > 0 && cands.len() > 1 {
         let search = Ply::new(base, ply);
-        let short = shortlist(&values, root);
-        let deep: Vec<(usize, Probs)> = short
-            .par_iter()
-            .map(|&i| (i, search.after(&cands[i].position, ply)))
-            .collect();
-        for (i, v) in deep {
+        for (i, v, d) in search.deepen(cands, &values, ply, root, true) {
             ranked[i].probs = v;
-            ranked[i].ply = ply;
+            ranked[i].ply = d;
         }
     }
     ranked.sort_by(|a, b| {
