@@ -389,11 +389,7 @@ mod tests {
     use super::*;
 
     fn side(points: &[(usize, u8)]) -> Checkers {
-        let mut p = [0u8; 24];
-        for &(i, n) in points {
-            p[i - 1] = n;
-        }
-        Checkers::from_points(&p, 0).unwrap()
+        crate::position::test_side(points, 0)
     }
 
     #[test]

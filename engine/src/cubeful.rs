@@ -15,7 +15,7 @@
 
 use crate::cube::{self, Decision, MoneyCube, Owner};
 use crate::dice::Dice;
-use crate::evaluator::{candidate_values, final_result, Evaluator};
+use crate::evaluator::{argmax_equity, candidate_values, final_result, Evaluator};
 use crate::movegen::{generate, MoveList};
 use crate::position::Position;
 use crate::probs::Probs;
@@ -104,12 +104,7 @@ fn no_double<E: Evaluator + ?Sized>(ev: &E, pos: &Position, cube: MoneyCube, ply
     for dice in Dice::all_21() {
         generate(pos, dice, &mut list);
         candidate_values(ev, list.as_slice(), &mut values);
-        let mut best = 0;
-        for i in 1..values.len() {
-            if values[i].equity() > values[best].equity() {
-                best = i;
-            }
-        }
+        let best = argmax_equity(&values);
         let after = list.as_slice()[best].position;
         let v = match final_result(&after) {
             Some(p) => {
@@ -133,24 +128,13 @@ fn no_double<E: Evaluator + ?Sized>(ev: &E, pos: &Position, cube: MoneyCube, ply
 mod tests {
     use super::*;
 
-    /// Knows only the pip count (a test double).
-    struct Race;
-
-    impl Evaluator for Race {
-        fn eval_batch(&self, positions: &[Position], out: &mut [Probs]) {
-            for (p, o) in positions.iter().zip(out) {
-                let (me, opp) = p.pips();
-                let w = 1.0 / (1.0 + (-(opp as f32 - me as f32 + 8.0) / 12.0).exp());
-                *o = Probs([w, 0.0, 0.0, 0.0, 0.0]);
-            }
-        }
-    }
+    const RACE: crate::evaluator::testing::PipRace = crate::evaluator::testing::PipRace(12.0);
 
     #[test]
     fn one_ply_cube_equities_are_consistent() {
         let pos = Position::start();
         let cube = MoneyCube::default();
-        let d = decision(&Race, &pos, cube, 1);
+        let d = decision(&RACE, &pos, cube, 1);
         assert_eq!(d.double_pass, 1.0);
         assert!(d.no_double > -1.0 && d.no_double < 1.0);
         assert!(d.double_take > -2.0 && d.double_take < 2.0);
@@ -160,8 +144,8 @@ mod tests {
         let mut opp = [0u8; 24];
         opp[11] = 15;
         let far = Position::from_sides(&me, 0, &opp, 0).unwrap();
-        let d0 = decision(&Race, &far, cube, 0);
-        let d1 = decision(&Race, &far, cube, 1);
+        let d0 = decision(&RACE, &far, cube, 0);
+        let d1 = decision(&RACE, &far, cube, 1);
         assert!(
             d0.double_take > 1.0 && d1.double_take > 1.0,
             "{d0:?} {d1:?}"

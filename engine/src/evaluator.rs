@@ -77,6 +77,17 @@ pub fn candidate_values<E: Evaluator + ?Sized>(
     }
 }
 
+/// Index of the highest cubeless equity (the first on ties).
+pub fn argmax_equity(values: &[Probs]) -> usize {
+    let mut best = 0;
+    for (i, v) in values.iter().enumerate().skip(1) {
+        if v.equity() > values[best].equity() {
+            best = i;
+        }
+    }
+    best
+}
+
 /// The best candidate by cubeless equity, and its value.
 pub fn best_candidate<E: Evaluator + ?Sized>(
     eval: &E,
@@ -84,12 +95,7 @@ pub fn best_candidate<E: Evaluator + ?Sized>(
     scratch: &mut Vec<Probs>,
 ) -> (usize, Probs) {
     candidate_values(eval, candidates, scratch);
-    let mut best = 0;
-    for i in 1..scratch.len() {
-        if scratch[i].equity() > scratch[best].equity() {
-            best = i;
-        }
-    }
+    let best = argmax_equity(scratch);
     (best, scratch[best])
 }
 
@@ -236,6 +242,26 @@ impl Evaluator for NetEvaluator {
             }
             x.fill(pos);
             *o = sanitize(pos, self.net(Phase::of(pos)).eval(&x, &mut act));
+        }
+    }
+}
+
+/// Test doubles.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::*;
+
+    /// Knows only the pip count: a logistic in the race lead (the roll
+    /// counting 8 pips) over a scale of `self.0` pips, without gammons.
+    pub struct PipRace(pub f32);
+
+    impl Evaluator for PipRace {
+        fn eval_batch(&self, positions: &[Position], out: &mut [Probs]) {
+            for (p, o) in positions.iter().zip(out) {
+                let (me, opp) = p.pips();
+                let w = 1.0 / (1.0 + (-(opp as f32 - me as f32 + 8.0) / self.0).exp());
+                *o = Probs([w, 0.0, 0.0, 0.0, 0.0]);
+            }
         }
     }
 }

@@ -325,13 +325,7 @@ static ESCAPES: std::sync::LazyLock<[u8; 4096]> = std::sync::LazyLock::new(|| {
 mod tests {
     use super::*;
 
-    fn side(points: &[(usize, u8)], bar: u8) -> Checkers {
-        let mut p = [0u8; 24];
-        for &(i, n) in points {
-            p[i - 1] = n;
-        }
-        Checkers::from_points(&p, bar).unwrap()
-    }
+    use crate::position::test_side as side;
 
     #[test]
     fn direct_and_combination_shots_are_counted() {

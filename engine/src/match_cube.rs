@@ -370,11 +370,7 @@ mod tests {
     use super::*;
 
     fn s(me: u32, opp: u32) -> Score {
-        Score {
-            me,
-            opp,
-            post_crawford: false,
-        }
+        Score::pre(me, opp)
     }
 
     #[test]

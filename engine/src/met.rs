@@ -51,6 +51,17 @@ pub struct Score {
     pub post_crawford: bool,
 }
 
+impl Score {
+    /// A score before or in the Crawford game.
+    pub fn pre(me: u32, opp: u32) -> Score {
+        Score {
+            me,
+            opp,
+            post_crawford: false,
+        }
+    }
+}
+
 static KAZAROSS: &str = include_str!("../../data/met/Kazaross-XG2.xml");
 
 static KAZAROSS_MET: std::sync::LazyLock<Met> =
@@ -253,11 +264,7 @@ mod tests {
     use super::*;
 
     fn s(me: u32, opp: u32) -> Score {
-        Score {
-            me,
-            opp,
-            post_crawford: false,
-        }
+        Score::pre(me, opp)
     }
 
     #[test]

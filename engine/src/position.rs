@@ -255,6 +255,16 @@ impl Position {
     }
 }
 
+/// A side from (point, checkers) pairs and a bar count (tests only).
+#[cfg(test)]
+pub(crate) fn test_side(points: &[(usize, u8)], bar: u8) -> Checkers {
+    let mut p = [0u8; 24];
+    for &(i, n) in points {
+        p[i - 1] = n;
+    }
+    Checkers::from_points(&p, bar).expect("at most 15 checkers")
+}
+
 impl Default for Position {
     fn default() -> Self {
         Position::start()

@@ -28,7 +28,7 @@ use rayon::prelude::*;
 
 use crate::cube::{self, MoneyCube, Owner};
 use crate::dice::Dice;
-use crate::evaluator::{candidate_values, final_result, Evaluator, NetEvaluator};
+use crate::evaluator::{argmax_equity, candidate_values, final_result, Evaluator, NetEvaluator};
 use crate::movegen::{generate, MoveList};
 use crate::position::Position;
 use crate::probs::Probs;
@@ -298,12 +298,7 @@ fn play_trial<E: Evaluator + ?Sized>(
             for r in Dice::all_21() {
                 generate(&pos, r, &mut rlist);
                 candidate_values(base, rlist.as_slice(), &mut values);
-                let mut bi = 0;
-                for (i, v) in values.iter().enumerate() {
-                    if v.equity() > values[bi].equity() {
-                        bi = i;
-                    }
-                }
+                let bi = argmax_equity(&values);
                 let best = values[bi];
                 if s.ply == 0 && r == dice.high_first() {
                     played = Some(rlist.as_slice()[bi].position);
@@ -561,11 +556,7 @@ mod tests {
     use std::sync::Arc;
 
     fn side(points: &[(usize, u8)]) -> Checkers {
-        let mut p = [0u8; 24];
-        for &(i, n) in points {
-            p[i - 1] = n;
-        }
-        Checkers::from_points(&p, 0).unwrap()
+        crate::position::test_side(points, 0)
     }
 
     fn evaluator(db: Option<Arc<Bearoff>>) -> NetEvaluator {

@@ -9,7 +9,7 @@
 use rayon::prelude::*;
 
 use crate::dice::Dice;
-use crate::evaluator::{candidate_values, final_result, Evaluator};
+use crate::evaluator::{argmax_equity, candidate_values, final_result, Evaluator};
 use crate::movegen::{generate, Candidate, MoveList};
 use crate::position::Position;
 use crate::probs::Probs;
@@ -104,7 +104,7 @@ impl<'a, E: Evaluator + ?Sized> Ply<'a, E> {
     ) -> (usize, Probs) {
         let mut values = Vec::with_capacity(candidates.len());
         candidate_values(self.base, candidates, &mut values);
-        let best0 = argmax(&values);
+        let best0 = argmax_equity(&values);
         if depth == 0 || candidates.len() == 1 {
             return (best0, values[best0]);
         }
@@ -170,16 +170,6 @@ impl<E: Evaluator + ?Sized> Evaluator for Ply<'_, E> {
             *o = self.eval_at(p, self.depth);
         }
     }
-}
-
-fn argmax(values: &[Probs]) -> usize {
-    let mut best = 0;
-    for i in 1..values.len() {
-        if values[i].equity() > values[best].equity() {
-            best = i;
-        }
-    }
-    best
 }
 
 /// Indices of the plays a filter keeps, best first.
@@ -277,29 +267,18 @@ impl<E: Evaluator + ?Sized> crate::duel::Chooser for Searcher<'_, E> {
 mod tests {
     use super::*;
 
-    /// Values positions by pip count only (a test double).
-    struct Race;
-
-    impl Evaluator for Race {
-        fn eval_batch(&self, positions: &[Position], out: &mut [Probs]) {
-            for (p, o) in positions.iter().zip(out) {
-                let (me, opp) = p.pips();
-                let w = 1.0 / (1.0 + (-(opp as f32 - me as f32 + 8.0) / 10.0).exp());
-                *o = Probs([w, 0.0, 0.0, 0.0, 0.0]);
-            }
-        }
-    }
+    const RACE: crate::evaluator::testing::PipRace = crate::evaluator::testing::PipRace(10.0);
 
     #[test]
     fn one_ply_is_the_average_of_the_best_replies() {
         let pos = Position::start();
-        let one = Ply::new(&Race, 1).eval(&pos);
+        let one = Ply::new(&RACE, 1).eval(&pos);
         let mut want = 0.0;
         for d in Dice::all_21() {
             let mut list = MoveList::new();
             generate(&pos, d, &mut list);
             let mut vals = Vec::new();
-            candidate_values(&Race, list.as_slice(), &mut vals);
+            candidate_values(&RACE, list.as_slice(), &mut vals);
             let best = vals.iter().map(|v| v.win()).fold(f32::MIN, f32::max);
             want += best * d.weight() as f32 / 36.0;
         }
@@ -309,7 +288,7 @@ mod tests {
     #[test]
     fn ranking_puts_searched_plays_first_and_orders_them() {
         let ranked = rank_moves(
-            &Race,
+            &RACE,
             &Position::start(),
             Dice::new(3, 1).unwrap(),
             1,

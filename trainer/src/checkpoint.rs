@@ -28,6 +28,20 @@ pub struct Provenance {
     pub distill_rounds: u64,
 }
 
+impl Provenance {
+    /// The record of a run that has not played yet.
+    pub fn new(command: &str, seed: u64) -> Provenance {
+        Provenance {
+            command: command.to_string(),
+            seed,
+            games: 0,
+            seconds: 0.0,
+            checks: Vec::new(),
+            distill_rounds: 0,
+        }
+    }
+}
+
 /// One periodic strength measurement.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Check {

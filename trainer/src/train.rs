@@ -99,30 +99,37 @@ pub fn check_pubeval(ev: &NetEvaluator, pairs: u64, seed: u64) -> Check {
     }
 }
 
+/// The periodic checks: 0-ply against pubeval and against `previous`, both
+/// on duplicate dice with fixed seeds (so checks compare like with like).
+fn checks(ev: &NetEvaluator, previous: &NetEvaluator, pairs: u64, games: u64) -> (Check, Check) {
+    let mut c = check_pubeval(ev, pairs, 1_000_003);
+    c.games = games;
+    let r = duel_parallel(
+        || Greedy::new(ev),
+        || Greedy::new(previous),
+        pairs,
+        2_000_003,
+    );
+    let p = Check {
+        games,
+        against: "previous".into(),
+        ppg: r.ppg,
+        se: r.se,
+        duel_games: r.games,
+    };
+    (c, p)
+}
+
 /// Runs training as configured; returns the final nets and provenance.
 pub fn train(cfg: &TrainConfig) -> Result<(NetEvaluator, Provenance)> {
     let (mut ev, mut prov) = if cfg.resume && cfg.checkpoint.exists() {
         let (ev, prov) = checkpoint::load(&cfg.checkpoint)?;
-        let prov = prov.unwrap_or(Provenance {
-            command: cfg.command.clone(),
-            seed: cfg.seed,
-            games: 0,
-            seconds: 0.0,
-            checks: Vec::new(),
-            distill_rounds: 0,
-        });
+        let prov = prov.unwrap_or_else(|| Provenance::new(&cfg.command, cfg.seed));
         (ev, prov)
     } else {
         (
             fresh(cfg.seed, cfg.hidden, cfg.race_hidden),
-            Provenance {
-                command: cfg.command.clone(),
-                seed: cfg.seed,
-                games: 0,
-                seconds: 0.0,
-                checks: Vec::new(),
-                distill_rounds: 0,
-            },
+            Provenance::new(&cfg.command, cfg.seed),
         )
     };
     let db = bearoff::load_or_build(&bearoff::default_path())
@@ -176,21 +183,7 @@ pub fn train(cfg: &TrainConfig) -> Result<(NetEvaluator, Provenance)> {
         prov.seconds = seconds_before + start.elapsed().as_secs_f64();
         bar.set_position(prov.games);
         if cfg.check_every > 0 && prov.games % cfg.check_every < per_round {
-            let mut c = check_pubeval(&ev, cfg.check_pairs, 1_000_003);
-            c.games = prov.games;
-            let r = duel_parallel(
-                || Greedy::new(&ev),
-                || Greedy::new(&previous),
-                cfg.check_pairs,
-                2_000_003,
-            );
-            let p = Check {
-                games: prov.games,
-                against: "previous".into(),
-                ppg: r.ppg,
-                se: r.se,
-                duel_games: r.games,
-            };
+            let (c, p) = checks(&ev, &previous, cfg.check_pairs, prov.games);
             bar.set_message(format!(
                 "vs pubeval {:+.3} ± {:.3}, vs previous {:+.3}, td-rmse {:.3}",
                 c.ppg,
@@ -241,26 +234,13 @@ pub fn distill_run(
         let rmse = distill::round(&mut ev, d, seed);
         prov.distill_rounds += 1;
         prov.seconds = seconds_before + start.elapsed().as_secs_f64();
-        let mut c = check_pubeval(&ev, cfg.check_pairs, 1_000_003);
-        c.games = prov.games;
-        let r = duel_parallel(
-            || Greedy::new(&ev),
-            || Greedy::new(&previous),
-            cfg.check_pairs,
-            2_000_003,
-        );
+        let (c, p) = checks(&ev, &previous, cfg.check_pairs, prov.games);
         eprintln!(
             "{{\"round\":{},\"seconds\":{:.0},\"fit_rmse\":{:?},\"pubeval\":[{:.4},{:.4}],\"previous\":[{:.4},{:.4}]}}",
-            prov.distill_rounds, prov.seconds, rmse.iter().map(|x| (x * 1e4).round() / 1e4).collect::<Vec<_>>(), c.ppg, c.se, r.ppg, r.se
+            prov.distill_rounds, prov.seconds, rmse.iter().map(|x| (x * 1e4).round() / 1e4).collect::<Vec<_>>(), c.ppg, c.se, p.ppg, p.se
         );
         prov.checks.push(c);
-        prov.checks.push(Check {
-            games: prov.games,
-            against: "previous".into(),
-            ppg: r.ppg,
-            se: r.se,
-            duel_games: r.games,
-        });
+        prov.checks.push(p);
         checkpoint::save(&cfg.checkpoint, &ev, &prov)?;
     }
     Ok((ev, prov))
