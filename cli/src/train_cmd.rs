@@ -76,6 +76,10 @@ pub struct TrainArgs {
     /// Learning rate of the expert-iteration fit.
     #[arg(long, default_value_t = 0.003)]
     pub distill_alpha: f32,
+    /// Instead of training, write the mean of these weights files (late
+    /// checkpoints of one run) to --checkpoint.
+    #[arg(long, num_args = 1..)]
+    pub average: Vec<PathBuf>,
     /// Start afresh even if the checkpoint exists (it is overwritten).
     #[arg(long)]
     pub fresh: bool,
@@ -111,6 +115,16 @@ pub fn run(a: TrainArgs) -> Result<()> {
         command,
         progress: !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
     };
+    if !a.average.is_empty() {
+        let (ev, prov) = sheshbesh_trainer::checkpoint::average(&a.average)?;
+        sheshbesh_trainer::checkpoint::save(&a.checkpoint, &ev, &prov)?;
+        println!(
+            "averaged {} files into {}",
+            a.average.len(),
+            a.checkpoint.display()
+        );
+        return Ok(());
+    }
     let (_, prov) = if a.distill_rounds > 0 {
         let d = DistillConfig {
             positions: a.distill_positions,

@@ -349,7 +349,11 @@ fn play_trial<E: Evaluator + ?Sized>(
         };
         plies += 1;
         if let Some(p) = final_result(&after) {
-            let pts = f64::from(p.equity());
+            let mut pts = f64::from(p.equity());
+            // Jacoby: gammons count single while the cube is centred.
+            if s.cube.jacoby && cube.owner.is_none() {
+                pts = pts.signum();
+            }
             let sign = if mover_is_root { 1.0 } else { -1.0 };
             break (to_root(p, mover_is_root), sign * pts * cube.value);
         }

@@ -91,3 +91,60 @@ pub fn load(path: &Path) -> Result<(NetEvaluator, Option<Provenance>)> {
     let ev = NetEvaluator::from_weights(&set).with_context(|| format!("{}", path.display()))?;
     Ok((ev, serde_json::from_str(&set.provenance).ok()))
 }
+
+/// The mean of several checkpoints' nets (stochastic weight averaging):
+/// checkpoints of one run late in training sit near one optimum, and their
+/// mean is usually closer to it than any one of them. The provenance is the
+/// last file's, with the averaging recorded in its command.
+pub fn average(paths: &[std::path::PathBuf]) -> Result<(NetEvaluator, Provenance)> {
+    anyhow::ensure!(!paths.is_empty(), "nothing to average");
+    let mut loaded = Vec::new();
+    for p in paths {
+        loaded.push(load(p)?);
+    }
+    let (first, _) = &loaded[0];
+    let mut mean = first.clone();
+    let scale = 1.0 / loaded.len() as f32;
+    for (ev, _) in &loaded[1..] {
+        anyhow::ensure!(
+            ev.contact.w1.dim() == first.contact.w1.dim()
+                && ev.race.w1.dim() == first.race.w1.dim(),
+            "checkpoints of different shapes cannot be averaged"
+        );
+    }
+    // mean = first + sum over the others of (other - first) / n
+    for (ev, _) in &loaded[1..] {
+        mean.contact.add_delta(&ev.contact, &first.contact, scale);
+        mean.race.add_delta(&ev.race, &first.race, scale);
+    }
+    let mut prov = loaded
+        .last()
+        .and_then(|(_, p)| p.clone())
+        .unwrap_or_else(|| Provenance::new("", 0));
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    prov.command = format!("{} ; average of {}", prov.command, names.join(" "));
+    Ok((mean, prov))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn averaging_two_checkpoints_gives_the_midpoint() {
+        let dir = std::env::temp_dir().join(format!("shb-avg-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let a = crate::train::fresh(1, 32, 32);
+        let b = crate::train::fresh(2, 32, 32);
+        let (pa, pb) = (dir.join("a.w"), dir.join("b.w"));
+        save(&pa, &a, &Provenance::new("a", 1)).unwrap();
+        save(&pb, &b, &Provenance::new("b", 2)).unwrap();
+        let (m, prov) = average(&[pa.clone(), pb]).unwrap();
+        let want = (a.contact.w1[[3, 4]] + b.contact.w1[[3, 4]]) / 2.0;
+        assert!((m.contact.w1[[3, 4]] - want).abs() < 1e-6);
+        assert!(prov.command.contains("average of"));
+        let (same, _) = average(&[pa.clone(), pa]).unwrap();
+        assert_eq!(same.contact, a.contact);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
