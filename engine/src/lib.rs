@@ -26,6 +26,7 @@ pub mod inputs;
 pub mod match_cube;
 pub mod match_id;
 pub mod match_state;
+pub mod matfile;
 pub mod met;
 pub mod movegen;
 pub mod moves;

@@ -17,6 +17,8 @@ struct Written {
     from: usize,
     to: usize,
     starred: Vec<usize>,
+    /// Every point written after a '/' (intermediate and final).
+    landings: Vec<usize>,
     count: u8,
 }
 
@@ -66,10 +68,12 @@ fn parse_token(tok: &str, whole: &str) -> Result<Written, ParseError> {
     }
     let from = point(parts[0].trim_end_matches('*'), whole, true)?;
     let mut starred = Vec::new();
+    let mut landings = Vec::new();
     let mut to = from;
     for p in &parts[1..] {
         let star = p.ends_with('*');
         to = point(p.trim_end_matches('*'), whole, false)?;
+        landings.push(to);
         if star {
             starred.push(to);
         }
@@ -85,6 +89,7 @@ fn parse_token(tok: &str, whole: &str) -> Result<Written, ParseError> {
         from,
         to,
         starred,
+        landings,
         count,
     })
 }
@@ -112,6 +117,7 @@ pub fn parse_move(pos: &Position, dice: Dice, text: &str) -> Result<Candidate, P
     }
     let mut counts = *pos.me.counts();
     let mut starred = Vec::new();
+    let mut landings = Vec::new();
     for tok in trimmed.split_whitespace() {
         let w = parse_token(tok, text)?;
         for _ in 0..w.count {
@@ -133,6 +139,7 @@ pub fn parse_move(pos: &Position, dice: Dice, text: &str) -> Result<Candidate, P
             counts[w.to] += 1;
         }
         starred.extend(w.starred);
+        landings.extend(w.landings);
     }
     let matching: Vec<&Candidate> = legal
         .iter()
@@ -150,12 +157,16 @@ pub fn parse_move(pos: &Position, dice: Dice, text: &str) -> Result<Candidate, P
             .filter(|(_, &n)| n > 0)
             .map(|(i, _)| i)
             .collect();
-        // Hits on final resting points are implied; only marks elsewhere count.
+        // Hits where a checker is written to land are implied (per-step
+        // dialects mark none); a written landing the play never makes, a
+        // mark it does not hit, or a hit elsewhere, each counts against.
+        let tos: Vec<usize> = c.mv.steps().map(|s| s.to as usize).collect();
         hit_points
             .iter()
-            .filter(|p| !starred.contains(p) && !finals.contains(p))
+            .filter(|p| !starred.contains(p) && !finals.contains(p) && !landings.contains(p))
             .count()
             + starred.iter().filter(|p| !hit_points.contains(p)).count()
+            + landings.iter().filter(|p| !tos.contains(p)).count()
     };
     match matching.iter().map(|c| distance(c)).min() {
         None => Err(ParseError::new(
