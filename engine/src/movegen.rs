@@ -39,6 +39,9 @@ pub struct Candidate {
 pub struct MoveList {
     cands: Vec<Candidate>,
     keys: Vec<u64>,
+    /// One bit per key's low six bits: a clear bit proves a fingerprint is
+    /// new without scanning `keys`.
+    seen: u64,
     best_dice: u8,
     best_pips: u8,
 }
@@ -55,6 +58,7 @@ impl MoveList {
         MoveList {
             cands: Vec::with_capacity(64),
             keys: Vec::with_capacity(64),
+            seen: 0,
             best_dice: 0,
             best_pips: 0,
         }
@@ -86,6 +90,7 @@ impl MoveList {
     fn reset(&mut self) {
         self.cands.clear();
         self.keys.clear();
+        self.seen = 0;
         self.best_dice = 0;
         self.best_pips = 0;
     }
@@ -94,6 +99,9 @@ impl MoveList {
     /// Equal fingerprints are confirmed by comparing boards, so a collision
     /// cannot lose a play.
     fn contains(&self, key: u64, position: &Position) -> bool {
+        if self.seen & (1 << (key & 63)) == 0 {
+            return false;
+        }
         self.keys
             .iter()
             .zip(&self.cands)
@@ -118,6 +126,7 @@ impl MoveList {
         if dice_used > self.best_dice || pips > self.best_pips {
             self.cands.clear();
             self.keys.clear();
+            self.seen = 0;
             self.best_dice = dice_used;
             self.best_pips = pips;
         }
@@ -130,6 +139,7 @@ impl MoveList {
         }
         self.cands.push(cand);
         self.keys.push(key);
+        self.seen |= 1 << (key & 63);
     }
 }
 
