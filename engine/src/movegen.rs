@@ -10,14 +10,16 @@
 //! - doubles: steps are generated with non-increasing start points, which
 //!   visits each multiset of steps once; different multisets give different
 //!   boards (checker flow along a chain of points is unique), so no
-//!   duplicate arises at all;
-//! - other rolls: both die orders are walked. The high-die-first walk
-//!   gives distinct boards by the same argument. The low-die-first walk
-//!   skips plays of two different checkers that the first walk already
-//!   made (both steps were legal from the start); what is left (one checker
-//!   taking both dice, bar entries, bear-offs) is checked against the list
-//!   by an order-free fingerprint of the play, confirmed by comparing
-//!   boards. Nothing is allocated once the [`MoveList`] has warmed up.
+//!   duplicate arises at all, and the last step is made straight on the
+//!   stored copy;
+//! - other rolls: both die orders are walked. The low-die-first walk skips
+//!   plays of two different checkers that the first walk already made (both
+//!   steps were legal from the start). Every complete play is checked
+//!   against the list by an order-free fingerprint, confirmed by comparing
+//!   boards (a 64-bit filter of fingerprints skips most of those scans):
+//!   one checker taking both dice, hits and bar entries can give the same
+//!   board by two paths. Nothing is allocated once the [`MoveList`] has
+//!   warmed up.
 
 use crate::dice::Dice;
 use crate::moves::{Move, Step};
@@ -143,6 +145,42 @@ impl MoveList {
     }
 }
 
+impl MoveList {
+    /// Stores a complete play whose last step is not yet made: the board is
+    /// copied once, straight into the list, and the step made on the copy
+    /// (cheaper than making it on the walk's board, storing a copy and
+    /// taking it back). Only for plays that need no duplicate check.
+    #[inline(always)]
+    fn push_leaf(
+        &mut self,
+        pos: &Position,
+        step: Step,
+        mv: Move,
+        key: u64,
+        dice_used: u8,
+        pips: u8,
+    ) {
+        if dice_used < self.best_dice || (dice_used == self.best_dice && pips < self.best_pips) {
+            return;
+        }
+        if dice_used > self.best_dice || pips > self.best_pips {
+            self.cands.clear();
+            self.keys.clear();
+            self.seen = 0;
+            self.best_dice = dice_used;
+            self.best_pips = pips;
+        }
+        self.cands.push(Candidate {
+            mv: mv.with(step),
+            position: *pos,
+        });
+        let last = self.cands.last_mut().expect("just pushed");
+        make(&mut last.position, step.from as usize, step.to as usize);
+        self.keys.push(key);
+        self.seen |= 1 << (key & 63);
+    }
+}
+
 struct Walk<'a> {
     /// My points the opponent holds with two or more (constant during a
     /// call: my moves never change them, hits only take blots).
@@ -219,6 +257,25 @@ impl Walk<'_> {
                     0
                 };
                 if prune && to != 0 && from != first.to as usize {
+                    moved = true;
+                    continue;
+                }
+                if depth + 1 == self.n_dice && self.doubles {
+                    // The last die of a play that cannot repeat an earlier one.
+                    let hit = to != 0 && pos.opp.at(BAR - to) == 1;
+                    let step = Step {
+                        from: from as u8,
+                        to: to as u8,
+                        hit,
+                    };
+                    self.out.push_leaf(
+                        pos,
+                        step,
+                        mv,
+                        key.wrapping_add(step_key(step)),
+                        (depth + 1) as u8,
+                        pips + d as u8,
+                    );
                     moved = true;
                     continue;
                 }
