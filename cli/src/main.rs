@@ -121,9 +121,15 @@ enum Command {
     /// truncation; Ctrl-C prints the partial result.
     Rollout(rollout_cmd::RolloutArgs),
     /// Train the nets by self-play TD(lambda), with checkpoints and strength
-    /// checks against pubeval. Example (about two hours on two cores):
-    /// `sheshbesh train --checkpoint run.weights --games 2000000`; run the
-    /// same command again to resume after an interruption.
+    /// checks against pubeval.
+    ///
+    /// The shipped net's recipe, in two stages (about 40 minutes each on
+    /// two cores): `sheshbesh train --checkpoint run.weights --games 2500000
+    /// --alpha 0.02 --alpha-end 0.002 --half-life 1000000`, then anneal with
+    /// `sheshbesh train --checkpoint run.weights --games 5000000 --alpha
+    /// 0.0015 --alpha-end 0.0005 --half-life 2000000`. Run a command again
+    /// to resume after an interruption; `--average` folds late checkpoints
+    /// into one; pass the result to any command with `--weights`.
     Train(train_cmd::TrainArgs),
 }
 
