@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 use serde_json::json;
+use sheshbesh_engine::inputs::Layout;
 use sheshbesh_trainer::distill::DistillConfig;
 use sheshbesh_trainer::schedule::Schedule;
 use sheshbesh_trainer::train::{distill_run, train, TrainConfig};
@@ -42,6 +43,10 @@ pub struct TrainArgs {
     /// Hidden units of the race net (new runs).
     #[arg(long, default_value_t = 64)]
     pub race_hidden: usize,
+    /// Input layout of a new run: 2 (the shipped net's) or 3 (more
+    /// features; see engine/src/inputs.rs).
+    #[arg(long, default_value_t = 3)]
+    pub layout: u32,
     /// Independent game streams per round (fixes the result; threads do not).
     #[arg(long, default_value_t = 2)]
     pub shards: usize,
@@ -105,6 +110,8 @@ pub fn run(a: TrainArgs) -> Result<()> {
         },
         hidden: a.hidden,
         race_hidden: a.race_hidden,
+        layout: Layout::from_id(a.layout)
+            .ok_or_else(|| anyhow::anyhow!("bad layout \"{}\": give 2 or 3", a.layout))?,
         shards: a.shards.max(1),
         round_games: a.round_games.max(1),
         checkpoint: a.checkpoint.clone(),

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use crate::bearoff::Bearoff;
-use crate::inputs::SparseInputs;
+use crate::inputs::{Layout, SparseInputs};
 use crate::movegen::Candidate;
 use crate::net::Net;
 use crate::position::Position;
@@ -151,6 +151,8 @@ pub struct NetEvaluator {
     pub race: Net,
     /// Exact values for bear-offs (`None`: the race net plays them too).
     pub bearoff: Option<Arc<Bearoff>>,
+    /// The input layout both nets read.
+    pub layout: Layout,
 }
 
 impl NetEvaluator {
@@ -160,6 +162,7 @@ impl NetEvaluator {
             contact: set.get("contact")?.clone(),
             race: set.get("race")?.clone(),
             bearoff: None,
+            layout: set.layout,
         })
     }
 
@@ -181,6 +184,7 @@ impl NetEvaluator {
     /// The nets as a weights set, with provenance text.
     pub fn to_weights(&self, provenance: &str) -> WeightsSet {
         WeightsSet {
+            layout: self.layout,
             nets: vec![
                 ("contact".into(), self.contact.clone()),
                 ("race".into(), self.race.clone()),
@@ -240,7 +244,7 @@ impl Evaluator for NetEvaluator {
                 *o = p;
                 continue;
             }
-            x.fill(pos);
+            x.fill_as(pos, self.layout);
             *o = sanitize(pos, self.net(Phase::of(pos)).eval(&x, &mut act));
         }
     }

@@ -1,8 +1,9 @@
 //! The network's inputs: the raw board plus a few hand-made features,
 //! produced as a sparse list because most of them are zero.
 //!
-//! # Layout ([`LAYOUT_ID`] = 2)
-//! Two blocks of [`PER_SIDE`] inputs, first the player on roll, then the
+//! # Layouts
+//! A weights file names the layout its nets read ([`Layout`]). Both
+//! layouts are two blocks of inputs, first the player on roll, then the
 //! opponent, each in its own numbering:
 //! - 4 units for each of points 1..24 and the bar (index 25), gnubg style:
 //!   exactly one checker, exactly two, three or more, and `(n-3)/2` above
@@ -15,7 +16,12 @@
 //!   with which its rearmost checker escapes the other's blockade, the
 //!   other's containment (the fewest escapes of a checker on any of points
 //!   15..24), the share of rolls that fail to enter from the bar, checkers
-//!   back in the other's home board / 15, and blots / 15.
+//!   back in the other's home board / 15, and blots / 15;
+//! - layout 3 only, 6 more per side: mobility (landing points one die away
+//!   / 40), points made in the other's home board / 3, pips outside the
+//!   home board / 150, the share of rolls hitting two blots of the other,
+//!   the pips those hits cost (the costliest blot per roll, / 25, / 36),
+//!   and home points times outer-board points / 36.
 //!
 //! The feature arithmetic runs on the position's bitboards: the points a
 //! roll reaches are shifts of the occupancy mask, masked by the points the
@@ -23,8 +29,59 @@
 
 use crate::position::{Checkers, Position, BAR, POINTS_MASK};
 
-/// Identifies this input layout inside weights files.
+/// An input layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Layout {
+    /// 216 inputs (11 features per side).
+    V2,
+    /// 236 inputs (17 features per side).
+    V3,
+}
+
+impl Layout {
+    /// The layout of the shipped weights.
+    pub const DEFAULT: Layout = Layout::V2;
+
+    /// The id written in weights files.
+    pub fn id(self) -> u32 {
+        match self {
+            Layout::V2 => 2,
+            Layout::V3 => 3,
+        }
+    }
+
+    /// The layout with this id.
+    pub fn from_id(id: u32) -> Option<Layout> {
+        match id {
+            2 => Some(Layout::V2),
+            3 => Some(Layout::V3),
+            _ => None,
+        }
+    }
+
+    /// Hand-made features per side.
+    pub fn features(self) -> usize {
+        match self {
+            Layout::V2 => 11,
+            Layout::V3 => 17,
+        }
+    }
+
+    /// Inputs per side.
+    pub fn per_side(self) -> usize {
+        25 * 4 + 1 + self.features()
+    }
+
+    /// Total inputs.
+    pub fn inputs(self) -> usize {
+        2 * self.per_side()
+    }
+}
+
+/// Identifies the default input layout inside weights files.
 pub const LAYOUT_ID: u32 = 2;
+/// The most inputs of any layout.
+pub const MAX_INPUTS: usize = 2 * (25 * 4 + 1 + 17);
 /// Hand-made features per side.
 pub const FEATURES: usize = 11;
 /// Inputs per side.
@@ -35,34 +92,44 @@ pub const INPUTS: usize = 2 * PER_SIDE;
 /// The non-zero inputs of one position, as (index, value) pairs.
 #[derive(Clone, Debug)]
 pub struct SparseInputs {
-    idx: [u16; INPUTS],
-    val: [f32; INPUTS],
+    idx: [u16; MAX_INPUTS],
+    val: [f32; MAX_INPUTS],
     len: usize,
 }
 
 impl Default for SparseInputs {
     fn default() -> Self {
         SparseInputs {
-            idx: [0; INPUTS],
-            val: [0.0; INPUTS],
+            idx: [0; MAX_INPUTS],
+            val: [0.0; MAX_INPUTS],
             len: 0,
         }
     }
 }
 
 impl SparseInputs {
-    /// Encodes `pos` (player on roll first).
+    /// Encodes `pos` (player on roll first) in the default layout.
     pub fn encode(pos: &Position) -> SparseInputs {
+        SparseInputs::encode_as(pos, Layout::DEFAULT)
+    }
+
+    /// Encodes `pos` in `layout`.
+    pub fn encode_as(pos: &Position, layout: Layout) -> SparseInputs {
         let mut s = SparseInputs::default();
-        s.fill(pos);
+        s.fill_as(pos, layout);
         s
     }
 
-    /// Re-encodes in place.
+    /// Re-encodes in place in the default layout.
     pub fn fill(&mut self, pos: &Position) {
+        self.fill_as(pos, Layout::DEFAULT);
+    }
+
+    /// Re-encodes in place in `layout`.
+    pub fn fill_as(&mut self, pos: &Position, layout: Layout) {
         self.len = 0;
-        self.side(&pos.me, &pos.opp, 0);
-        self.side(&pos.opp, &pos.me, PER_SIDE);
+        self.side(&pos.me, &pos.opp, 0, layout);
+        self.side(&pos.opp, &pos.me, layout.per_side(), layout);
     }
 
     /// Indices of the non-zero inputs.
@@ -77,7 +144,17 @@ impl SparseInputs {
         &self.val[..self.len]
     }
 
-    /// The dense vector (for reference computations and tests).
+    /// The dense vector of `n` inputs (for reference computations and
+    /// tests).
+    pub fn dense_of(&self, n: usize) -> Vec<f32> {
+        let mut d = vec![0.0; n];
+        for (&i, &v) in self.indices().iter().zip(self.values()) {
+            d[usize::from(i)] = v;
+        }
+        d
+    }
+
+    /// The dense vector in the default layout.
     pub fn dense(&self) -> Vec<f32> {
         let mut d = vec![0.0; INPUTS];
         for (&i, &v) in self.indices().iter().zip(self.values()) {
@@ -95,7 +172,7 @@ impl SparseInputs {
         }
     }
 
-    fn side(&mut self, s: &Checkers, o: &Checkers, base: usize) {
+    fn side(&mut self, s: &Checkers, o: &Checkers, base: usize, layout: Layout) {
         let mut occ = s.occupied();
         let mut pips = 0u32;
         while occ != 0 {
@@ -132,7 +209,48 @@ impl SparseInputs {
             f + 11,
             (s.occupied() & !s.made() & POINTS_MASK).count_ones() as f32 / 15.0,
         );
+        if layout == Layout::V3 {
+            let open = !Checkers::mirrored(o.made()) & POINTS_MASK;
+            let board = s.occupied() & POINTS_MASK;
+            let mobility: u32 = (1..=6).map(|d| ((board >> d) & open).count_ones()).sum();
+            self.push(f + 12, mobility as f32 / 40.0);
+            self.push(f + 13, (s.made() & (0x3F << 19)).count_ones() as f32 / 3.0);
+            let outside: u32 = (7..=25).map(|i| i as u32 * u32::from(s.at(i))).sum();
+            self.push(f + 14, outside as f32 / 150.0);
+            let (double, risk) = shot_detail(s, o);
+            self.push(f + 15, double as f32 / 36.0);
+            self.push(f + 16, risk / 36.0);
+            let home = (s.made() & 0x7E).count_ones() as f32;
+            let outer = (s.made() >> 7 & 0x3F).count_ones() as f32;
+            self.push(f + 17, home * outer / 36.0);
+        }
     }
+}
+
+/// Rolls (out of 36) with which `s` reaches two of `o`'s blots, and the
+/// pips those hits cost `o` (the costliest blot per roll, / 25, summed
+/// over the hitting rolls).
+fn shot_detail(s: &Checkers, o: &Checkers) -> (u32, f32) {
+    let blots = Checkers::mirrored(o.occupied() & !o.made());
+    if blots == 0 {
+        return (0, 0.0);
+    }
+    let open = !Checkers::mirrored(o.made()) & POINTS_MASK;
+    let mut double = 0;
+    let mut risk = 0.0;
+    for &(a, b, w) in &ROLLS {
+        let hit = side_reach(s, a, b, open) & blots;
+        if hit.count_ones() >= 2 {
+            double += w;
+        }
+        if hit != 0 {
+            // A blot on my point p is on its owner's point 25 - p: sent to
+            // the bar it loses p pips.
+            let p = 31 - hit.leading_zeros();
+            risk += w as f32 * p as f32 / 25.0;
+        }
+    }
+    (double, risk)
 }
 
 fn highest_bit(mask: u32) -> u32 {
@@ -360,6 +478,23 @@ mod tests {
         // The opponent's points 2..7 are my 18..23.
         let opp = side(&[(2, 2), (3, 2), (4, 2), (5, 2), (6, 2), (7, 2)], 0);
         assert_eq!(escapes(&me, &opp), 0);
+    }
+
+    #[test]
+    fn layout_3_extends_layout_2() {
+        let pos = Position {
+            me: side(&[(24, 1), (13, 4), (8, 3), (6, 4), (5, 2), (3, 1)], 0),
+            opp: side(&[(24, 2), (13, 5), (8, 2), (7, 1), (6, 5)], 0),
+        };
+        let (v2, v3) = (Layout::V2, Layout::V3);
+        let a = SparseInputs::encode_as(&pos, v2).dense_of(v2.inputs());
+        let b = SparseInputs::encode_as(&pos, v3).dense_of(v3.inputs());
+        let (p2, p3) = (v2.per_side(), v3.per_side());
+        assert_eq!(&a[..p2], &b[..p2]);
+        assert_eq!(&a[p2..], &b[p3..p3 + p2]);
+        assert!(b[p2..p3].iter().any(|&x| x != 0.0));
+        assert_eq!(Layout::from_id(3), Some(v3));
+        assert_eq!(Layout::from_id(4), None);
     }
 
     #[test]

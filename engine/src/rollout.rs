@@ -569,6 +569,7 @@ mod tests {
             contact: crate::net::Net::random(crate::inputs::INPUTS, 32, &mut rng),
             race: crate::net::Net::random(crate::inputs::INPUTS, 32, &mut rng),
             bearoff: db,
+            layout: crate::inputs::Layout::DEFAULT,
         }
     }
 

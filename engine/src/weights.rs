@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
-use crate::inputs;
+use crate::inputs::Layout;
 use crate::net::{Net, BLOCK, MAX_HIDDEN, OUTPUTS};
 
 /// The first bytes of every weights file.
@@ -35,7 +35,7 @@ pub enum WeightsError {
     #[error("weights format version {0}, this build reads version {VERSION}")]
     Version(u32),
     /// Made for another input layout.
-    #[error("weights are for input layout {0}, this build computes layout {want}", want = inputs::LAYOUT_ID)]
+    #[error("weights are for input layout {0}, which this build does not know (it reads 2 and 3)")]
     Layout(u32),
     /// A section could not be decoded (truncated or garbled).
     #[error("weights file {section} is unreadable: {reason}")]
@@ -64,7 +64,7 @@ pub enum WeightsError {
 pub struct Header {
     /// Format version ([`VERSION`]).
     pub version: u32,
-    /// Input layout id ([`inputs::LAYOUT_ID`]).
+    /// Input layout id ([`Layout::id`]).
     pub layout: u32,
     /// Each net's name, inputs and hidden units, in file order.
     pub nets: Vec<(String, u32, u32)>,
@@ -77,6 +77,8 @@ pub struct Header {
 /// Named nets plus provenance, as stored.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WeightsSet {
+    /// The input layout every net reads.
+    pub layout: Layout,
     /// Nets by name.
     pub nets: Vec<(String, Net)>,
     /// How they were made.
@@ -115,7 +117,7 @@ pub fn encode(set: &WeightsSet) -> Vec<u8> {
     let body = bincode::serde::encode_to_vec(&tensors, config()).expect("vectors encode");
     let header = Header {
         version: VERSION,
-        layout: inputs::LAYOUT_ID,
+        layout: set.layout.id(),
         nets: set
             .nets
             .iter()
@@ -151,9 +153,7 @@ pub fn decode(bytes: &[u8]) -> Result<WeightsSet, WeightsError> {
             section: "header",
             reason: e.to_string(),
         })?;
-    if header.layout != inputs::LAYOUT_ID {
-        return Err(WeightsError::Layout(header.layout));
-    }
+    let layout = Layout::from_id(header.layout).ok_or(WeightsError::Layout(header.layout))?;
     let body = &rest[used..];
     if <[u8; 32]>::from(Sha256::digest(body)) != header.checksum {
         return Err(WeightsError::Checksum);
@@ -176,11 +176,11 @@ pub fn decode(bytes: &[u8]) -> Result<WeightsSet, WeightsError> {
     let mut nets = Vec::new();
     for ((name, inputs, hidden), t) in header.nets.iter().zip(tensors.chunks_exact(4)) {
         let (i, h) = (*inputs as usize, *hidden as usize);
-        if i != inputs::INPUTS {
+        if i != layout.inputs() {
             return Err(WeightsError::Shape(format!(
                 "net {name:?} has {i} inputs, layout {} has {}",
-                inputs::LAYOUT_ID,
-                inputs::INPUTS
+                layout.id(),
+                layout.inputs()
             )));
         }
         if h == 0 || h % BLOCK != 0 || h > MAX_HIDDEN {
@@ -213,6 +213,7 @@ pub fn decode(bytes: &[u8]) -> Result<WeightsSet, WeightsError> {
         ));
     }
     Ok(WeightsSet {
+        layout,
         nets,
         provenance: header.provenance,
     })
@@ -227,9 +228,16 @@ mod tests {
     fn sample() -> WeightsSet {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
         WeightsSet {
+            layout: Layout::DEFAULT,
             nets: vec![
-                ("contact".into(), Net::random(inputs::INPUTS, 32, &mut rng)),
-                ("race".into(), Net::random(inputs::INPUTS, 64, &mut rng)),
+                (
+                    "contact".into(),
+                    Net::random(crate::inputs::INPUTS, 32, &mut rng),
+                ),
+                (
+                    "race".into(),
+                    Net::random(crate::inputs::INPUTS, 64, &mut rng),
+                ),
             ],
             provenance: "test".into(),
         }
@@ -239,6 +247,25 @@ mod tests {
     fn round_trips() {
         let set = sample();
         assert_eq!(decode(&encode(&set)).unwrap(), set);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(4);
+        let v3 = WeightsSet {
+            layout: Layout::V3,
+            nets: vec![(
+                "contact".into(),
+                Net::random(Layout::V3.inputs(), 32, &mut rng),
+            )],
+            provenance: String::new(),
+        };
+        assert_eq!(decode(&encode(&v3)).unwrap(), v3);
+        // Nets that do not fit the layout they claim are refused.
+        let wrong = WeightsSet {
+            layout: Layout::V2,
+            ..v3
+        };
+        assert!(matches!(
+            decode(&encode(&wrong)),
+            Err(WeightsError::Shape(_))
+        ));
     }
 
     #[test]

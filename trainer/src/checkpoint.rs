@@ -134,8 +134,9 @@ mod tests {
     fn averaging_two_checkpoints_gives_the_midpoint() {
         let dir = std::env::temp_dir().join(format!("shb-avg-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
-        let a = crate::train::fresh(1, 32, 32);
-        let b = crate::train::fresh(2, 32, 32);
+        let layout = sheshbesh_engine::inputs::Layout::DEFAULT;
+        let a = crate::train::fresh(1, 32, 32, layout);
+        let b = crate::train::fresh(2, 32, 32, layout);
         let (pa, pb) = (dir.join("a.w"), dir.join("b.w"));
         save(&pa, &a, &Provenance::new("a", 1)).unwrap();
         save(&pb, &b, &Provenance::new("b", 2)).unwrap();

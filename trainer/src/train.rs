@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use sheshbesh_engine::bearoff;
 use sheshbesh_engine::duel::{duel_parallel, Pubeval};
 use sheshbesh_engine::evaluator::{Greedy, NetEvaluator};
-use sheshbesh_engine::inputs::INPUTS;
+use sheshbesh_engine::inputs::Layout;
 use sheshbesh_engine::net::Net;
 
 use crate::checkpoint::{self, Check, Provenance};
@@ -51,6 +51,8 @@ pub struct TrainConfig {
     pub hidden: usize,
     /// Hidden units of the race net (new runs only).
     pub race_hidden: usize,
+    /// Input layout (new runs only).
+    pub layout: Layout,
     /// Independent game streams per round.
     pub shards: usize,
     /// Games per shard per round.
@@ -77,13 +79,14 @@ fn mix(seed: u64, round: u64, shard: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// A fresh pair of nets.
-pub fn fresh(seed: u64, hidden: usize, race_hidden: usize) -> NetEvaluator {
+/// A fresh pair of nets reading `layout`.
+pub fn fresh(seed: u64, hidden: usize, race_hidden: usize, layout: Layout) -> NetEvaluator {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     NetEvaluator {
-        contact: Net::random(INPUTS, hidden, &mut rng),
-        race: Net::random(INPUTS, race_hidden, &mut rng),
+        contact: Net::random(layout.inputs(), hidden, &mut rng),
+        race: Net::random(layout.inputs(), race_hidden, &mut rng),
         bearoff: None,
+        layout,
     }
 }
 
@@ -128,7 +131,7 @@ pub fn train(cfg: &TrainConfig) -> Result<(NetEvaluator, Provenance)> {
         (ev, prov)
     } else {
         (
-            fresh(cfg.seed, cfg.hidden, cfg.race_hidden),
+            fresh(cfg.seed, cfg.hidden, cfg.race_hidden, cfg.layout),
             Provenance::new(&cfg.command, cfg.seed),
         )
     };
@@ -262,6 +265,7 @@ mod tests {
             },
             hidden: 32,
             race_hidden: 32,
+            layout: Layout::DEFAULT,
             shards: 2,
             round_games: 2,
             checkpoint: path,
