@@ -193,6 +193,13 @@ impl NetEvaluator {
         }
     }
 
+    /// Encodes `pos` as the nets read it (training must use this too, so
+    /// that what is learnt is what is evaluated).
+    #[inline]
+    pub fn encode_into(&self, pos: &Position, x: &mut SparseInputs) {
+        x.fill_as(pos, self.layout);
+    }
+
     /// The net for a phase.
     pub fn net(&self, phase: Phase) -> &Net {
         match phase {
@@ -244,7 +251,7 @@ impl Evaluator for NetEvaluator {
                 *o = p;
                 continue;
             }
-            x.fill_as(pos, self.layout);
+            self.encode_into(pos, &mut x);
             *o = sanitize(pos, self.net(Phase::of(pos)).eval(&x, &mut act));
         }
     }

@@ -123,7 +123,7 @@ pub fn fit(
         let mut sq = 0.0;
         for &i in &order {
             let e = &examples[i];
-            x.fill_as(&e.position, ev.layout);
+            ev.encode_into(&e.position, &mut x);
             let before = ev.net_mut(e.phase).train(&x, &e.target, alpha, &mut act);
             sq += f64::from((before.win() - e.target.win()).powi(2));
         }

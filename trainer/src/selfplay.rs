@@ -34,6 +34,12 @@ pub struct Scratch {
     act: Option<sheshbesh_engine::net::Activations>,
 }
 
+fn encoded(ev: &NetEvaluator, pos: &Position) -> SparseInputs {
+    let mut x = SparseInputs::default();
+    ev.encode_into(pos, &mut x);
+    x
+}
+
 fn roll(rng: &mut Xoshiro256PlusPlus) -> Dice {
     Dice::new(rng.gen_range(1..=6), rng.gen_range(1..=6)).expect("1..6")
 }
@@ -59,8 +65,7 @@ pub fn play_and_learn(
         let (i, v) = best_candidate(&*ev, s.list.as_slice(), &mut s.values);
         // Bear-offs the databases know need no learning.
         if ev.exact(&pos).is_none() {
-            s.steps
-                .push((Phase::of(&pos), SparseInputs::encode(&pos), v));
+            s.steps.push((Phase::of(&pos), encoded(ev, &pos), v));
         }
         let after = s.list.as_slice()[i].position;
         if after.me.off() == 15 {

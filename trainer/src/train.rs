@@ -291,16 +291,24 @@ mod tests {
     }
 
     #[test]
-    fn a_short_run_learns_to_beat_random_play() {
+    fn a_short_run_learns_to_beat_random_play_in_every_layout() {
         use sheshbesh_engine::duel::{duel, RandomPlayer};
-        let dir = std::env::temp_dir().join(format!("shb-train2-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut cfg = tiny(dir.join("c.bin"), 400);
-        cfg.round_games = 10;
-        cfg.checkpoint_every = 1000;
-        let (ev, _) = train(&cfg).unwrap();
-        let r = duel(&mut Greedy::new(&ev), &mut RandomPlayer::new(1), 100, 5);
-        assert!(r.ppg - 2.0 * r.se > 0.3, "{r:?}");
-        std::fs::remove_dir_all(&dir).unwrap();
+        for layout in [Layout::V2, Layout::V3] {
+            let dir = std::env::temp_dir().join(format!(
+                "shb-train2-{}-{}",
+                std::process::id(),
+                layout.id()
+            ));
+            std::fs::create_dir_all(&dir).unwrap();
+            let mut cfg = tiny(dir.join("c.bin"), 400);
+            cfg.round_games = 10;
+            cfg.checkpoint_every = 1000;
+            cfg.layout = layout;
+            let (ev, _) = train(&cfg).unwrap();
+            assert_eq!(ev.layout, layout);
+            let r = duel(&mut Greedy::new(&ev), &mut RandomPlayer::new(1), 100, 5);
+            assert!(r.ppg - 2.0 * r.se > 0.3, "{layout:?}: {r:?}");
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
     }
 }
