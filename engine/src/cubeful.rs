@@ -44,16 +44,7 @@ pub fn decision<E: Evaluator + ?Sized>(
         return d;
     }
     d.no_double = no_double(ev, pos, cube, ply);
-    d.double_take = 2.0
-        * no_double(
-            ev,
-            pos,
-            MoneyCube {
-                owner: Owner::Opponent,
-                ..cube
-            },
-            ply,
-        );
+    d.double_take = double_take(ev, pos, cube, ply);
     d.action = cube::action_of(d.no_double, d.double_take, d.double_pass, cube);
     d
 }
@@ -68,17 +59,17 @@ fn value<E: Evaluator + ?Sized>(ev: &E, pos: &Position, cube: MoneyCube, ply: u3
     if cube.owner == Owner::Opponent {
         return nd;
     }
-    let dt = 2.0
-        * no_double(
-            ev,
-            pos,
-            MoneyCube {
-                owner: Owner::Opponent,
-                ..cube
-            },
-            ply,
-        );
-    nd.max(dt.min(1.0))
+    nd.max(double_take(ev, pos, cube, ply).min(1.0))
+}
+
+/// The equity after a double that is taken: twice the no-double equity with
+/// the cube the opponent's.
+fn double_take<E: Evaluator + ?Sized>(ev: &E, pos: &Position, cube: MoneyCube, ply: u32) -> f32 {
+    let taken = MoneyCube {
+        owner: Owner::Opponent,
+        ..cube
+    };
+    2.0 * no_double(ev, pos, taken, ply)
 }
 
 fn cube_value(p: &Probs, pos: &Position, cube: MoneyCube) -> f32 {

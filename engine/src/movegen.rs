@@ -110,6 +110,24 @@ impl MoveList {
             .any(|(&k, c)| k == key && c.position == *position)
     }
 
+    /// Whether a play using `dice_used` dice for `pips` pips may be kept:
+    /// plays using fewer dice or pips than the best so far are dropped, and
+    /// a better play empties the list.
+    #[inline(always)]
+    fn admit(&mut self, dice_used: u8, pips: u8) -> bool {
+        if dice_used < self.best_dice || (dice_used == self.best_dice && pips < self.best_pips) {
+            return false;
+        }
+        if dice_used > self.best_dice || pips > self.best_pips {
+            self.cands.clear();
+            self.keys.clear();
+            self.seen = 0;
+            self.best_dice = dice_used;
+            self.best_pips = pips;
+        }
+        true
+    }
+
     /// Offers a complete play; keeps only plays using the most dice, then
     /// the most pips (which is the higher die when only one can be used).
     #[inline]
@@ -122,15 +140,8 @@ impl MoveList {
         pips: u8,
         dedupe: bool,
     ) {
-        if dice_used < self.best_dice || (dice_used == self.best_dice && pips < self.best_pips) {
+        if !self.admit(dice_used, pips) {
             return;
-        }
-        if dice_used > self.best_dice || pips > self.best_pips {
-            self.cands.clear();
-            self.keys.clear();
-            self.seen = 0;
-            self.best_dice = dice_used;
-            self.best_pips = pips;
         }
         let cand = Candidate {
             mv,
@@ -160,15 +171,8 @@ impl MoveList {
         dice_used: u8,
         pips: u8,
     ) {
-        if dice_used < self.best_dice || (dice_used == self.best_dice && pips < self.best_pips) {
+        if !self.admit(dice_used, pips) {
             return;
-        }
-        if dice_used > self.best_dice || pips > self.best_pips {
-            self.cands.clear();
-            self.keys.clear();
-            self.seen = 0;
-            self.best_dice = dice_used;
-            self.best_pips = pips;
         }
         self.cands.push(Candidate {
             mv: mv.with(step),
