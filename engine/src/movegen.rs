@@ -1,25 +1,30 @@
 //! Legal-move generation: exactly one move per distinct resulting position.
 //!
-//! A depth-first walk plays one die at a time on the board in place
-//! (make/unmake). The
-//! rules' "use as many dice as possible, else the higher die" becomes a
-//! filter on (dice played, pips of dice played) at the leaves, as only
-//! complete plays are kept.
+//! A depth-first walk plays one die at a time. Boards are values: a step
+//! is two vector operations on the 32-byte counts ([`Checkers`]), and the
+//! start points a die can be played from come as one bit mask per die and
+//! board (open landing points are the board's occupancy minus the
+//! opponent's points shifted by the die). The rules' "use as many dice as
+//! possible, else the higher die" becomes a filter on (dice played, pips of
+//! dice played) at the leaves, as only complete plays are kept.
 //!
-//! Duplicates are avoided two ways:
+//! Duplicates are avoided by construction where possible:
 //! - doubles: steps are generated with non-increasing start points, which
 //!   visits each multiset of steps once; different multisets give different
 //!   boards (checker flow along a chain of points is unique), so no
-//!   duplicate arises at all, and the last step is made straight on the
-//!   stored copy;
-//! - other rolls: both die orders are walked. The low-die-first walk skips
-//!   plays of two different checkers that the first walk already made (both
-//!   steps were legal from the start). Every complete play is checked
-//!   against the list by an order-free fingerprint, confirmed by comparing
-//!   boards (a 64-bit filter of fingerprints skips most of those scans):
-//!   one checker taking both dice, hits and bar entries can give the same
-//!   board by two paths. Nothing is allocated once the [`MoveList`] has
-//!   warmed up.
+//!   duplicate arises at all;
+//! - other rolls: both die orders are walked. Within one order, two plays
+//!   give the same board only when the second checker lands where the first
+//!   started (`8/6 6/3` is `8/3`). The low-die-first walk skips plays of two
+//!   different checkers that the first walk already made (both steps were
+//!   legal from the start). A single checker's two-step play duplicates the
+//!   other order's exactly when the other intermediate point is open and
+//!   neither intermediate point holds a blot; those are skipped outright.
+//!   The few remaining doubtful plays (bar entries, bear-offs) are looked
+//!   up by an order-free fingerprint, confirmed by comparing boards (a
+//!   256-bit filter of fingerprints skips most lookups).
+//!
+//! Nothing is allocated once the [`MoveList`] has warmed up.
 
 use crate::dice::Dice;
 use crate::moves::{Move, Step};
@@ -41,9 +46,9 @@ pub struct Candidate {
 pub struct MoveList {
     cands: Vec<Candidate>,
     keys: Vec<u64>,
-    /// One bit per key's low six bits: a clear bit proves a fingerprint is
-    /// new without scanning `keys`.
-    seen: u64,
+    /// One bit per value of a key's top eight bits: a clear bit proves a
+    /// fingerprint is new without scanning `keys`.
+    seen: [u64; 4],
     best_dice: u8,
     best_pips: u8,
 }
@@ -60,7 +65,7 @@ impl MoveList {
         MoveList {
             cands: Vec::with_capacity(64),
             keys: Vec::with_capacity(64),
-            seen: 0,
+            seen: [0; 4],
             best_dice: 0,
             best_pips: 0,
         }
@@ -92,7 +97,7 @@ impl MoveList {
     fn reset(&mut self) {
         self.cands.clear();
         self.keys.clear();
-        self.seen = 0;
+        self.seen = [0; 4];
         self.best_dice = 0;
         self.best_pips = 0;
     }
@@ -101,7 +106,7 @@ impl MoveList {
     /// Equal fingerprints are confirmed by comparing boards, so a collision
     /// cannot lose a play.
     fn contains(&self, key: u64, position: &Position) -> bool {
-        if self.seen & (1 << (key & 63)) == 0 {
+        if self.seen[(key >> 62) as usize] & (1 << ((key >> 56) & 63)) == 0 {
             return false;
         }
         self.keys
@@ -121,7 +126,7 @@ impl MoveList {
         if dice_used > self.best_dice || pips > self.best_pips {
             self.cands.clear();
             self.keys.clear();
-            self.seen = 0;
+            self.seen = [0; 4];
             self.best_dice = dice_used;
             self.best_pips = pips;
         }
@@ -152,7 +157,7 @@ impl MoveList {
         }
         self.cands.push(cand);
         self.keys.push(key);
-        self.seen |= 1 << (key & 63);
+        self.seen[(key >> 62) as usize] |= 1 << ((key >> 56) & 63);
     }
 }
 
@@ -160,7 +165,9 @@ impl MoveList {
     /// Stores a complete play whose last step is not yet made: the board is
     /// copied once, straight into the list, and the step made on the copy
     /// (cheaper than making it on the walk's board, storing a copy and
-    /// taking it back). Only for plays that need no duplicate check.
+    /// taking it back). With `dedupe`, a board already listed is taken
+    /// out again.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn push_leaf(
         &mut self,
@@ -170,136 +177,194 @@ impl MoveList {
         key: u64,
         dice_used: u8,
         pips: u8,
+        dedupe: bool,
     ) {
         if !self.admit(dice_used, pips) {
             return;
         }
+        let board = after(pos, step);
+        if dedupe && self.contains(key, &board) {
+            return;
+        }
         self.cands.push(Candidate {
             mv: mv.with(step),
-            position: *pos,
+            position: board,
         });
-        let last = self.cands.last_mut().expect("just pushed");
-        make(&mut last.position, step.from as usize, step.to as usize);
         self.keys.push(key);
-        self.seen |= 1 << (key & 63);
+        self.seen[(key >> 62) as usize] |= 1 << ((key >> 56) & 63);
     }
 }
 
-struct Walk<'a> {
-    /// My points the opponent holds with two or more (constant during a
-    /// call: my moves never change them, hits only take blots).
+/// The start indices from which die `d` can be played now: a bar checker
+/// must enter first; otherwise every checker whose landing point is open,
+/// plus, with all checkers home, the exact bear-off and the bear-off from
+/// the highest point when the die is larger. One mask per die and board
+/// replaces a test per occupied point.
+#[inline(always)]
+fn froms_for(me: &Checkers, d: usize, blocked: u32) -> u32 {
+    let occ = me.occupied();
+    if occ & (1 << BAR) != 0 {
+        return if blocked & (1 << (BAR - d)) == 0 {
+            1 << BAR
+        } else {
+            0
+        };
+    }
+    let mut f = occ & !(blocked << d) & !((2u32 << d) - 1);
+    if occ != 0 && occ & !HOME_MASK == 0 {
+        f |= occ & (1 << d);
+        let highest = me.highest();
+        if highest < d {
+            f |= 1 << highest;
+        }
+    }
+    f
+}
+
+/// The landing index of die `d` played from `from` (0 = borne off).
+#[inline(always)]
+fn landing(from: usize, d: usize) -> usize {
+    from.saturating_sub(d)
+}
+
+/// The step die `d` makes from `from`, before it is made; `blots` holds the
+/// opponent's single checkers in the mover's numbering.
+#[inline(always)]
+fn step_on(blots: u32, from: usize, d: usize) -> Step {
+    let to = landing(from, d);
+    Step {
+        from: from as u8,
+        to: to as u8,
+        hit: blots & (1 << to) != 0,
+    }
+}
+
+/// The opponent's blots in the mover's numbering. Within one play they
+/// only ever disappear (a hit takes one), so they are computed once per
+/// call and updated by clearing bits.
+#[inline(always)]
+fn opp_blots(pos: &Position) -> u32 {
+    Checkers::mirrored(pos.opp.occupied() & !pos.opp.made())
+}
+
+/// The blots left after `step`.
+#[inline(always)]
+fn blots_after(blots: u32, step: Step) -> u32 {
+    blots & !(u32::from(step.hit) << step.to)
+}
+
+/// Every play of a non-double roll with die `first` played before `second`.
+/// Within one order two plays give one board only when the second checker
+/// lands where the first started (`8/6 6/3` is `8/3`); the second order
+/// only adds what the first could not play (see the module doc). Where the
+/// duplicate is certain it is skipped, where it is possible it is looked
+/// up, elsewhere the play is stored unchecked.
+fn pair(
+    out: &mut MoveList,
+    pos: &Position,
     blocked: u32,
-    dice: [u8; 4],
-    n_dice: usize,
-    doubles: bool,
-    /// Second die order of a non-double roll: skip second steps whose play
-    /// the first order already produced (see [`Walk::go`]).
+    (first, second): (usize, usize),
     second_order: bool,
-    /// The starting board had no checker on the bar.
-    bar_free: bool,
+) {
+    let bar_free = pos.me.bar() == 0;
+    let blots = opp_blots(pos);
+    let mut f1 = froms_for(&pos.me, first, blocked);
+    while f1 != 0 {
+        let a = (31 - f1.leading_zeros()) as usize;
+        f1 &= !(1 << a);
+        let s1 = step_on(blots, a, first);
+        let blots1 = blots_after(blots, s1);
+        let p1 = after(pos, s1);
+        let mv1 = Move::EMPTY.with(s1);
+        let key1 = step_key(s1);
+        let all2 = froms_for(&p1.me, second, blocked);
+        if all2 == 0 {
+            out.offer(mv1, key1, &p1, 1, first as u8, second_order);
+        }
+        let mut f2 = all2;
+        if second_order && bar_free && s1.to != 0 {
+            // Steps of another checker off the board were both legal from
+            // the start, so the first order played them: keep the same
+            // checker's continuation and bear-offs.
+            f2 &= (1 << s1.to) | ((2u32 << second) - 1);
+        }
+        while f2 != 0 {
+            let b = (31 - f2.leading_zeros()) as usize;
+            f2 &= !(1 << b);
+            let s2 = step_on(blots1, b, second);
+            // Whether the board is surely listed already (skip it), or may
+            // be (look it up); the single-checker path through an open
+            // point without a blot gives the same board as the chain.
+            let open = |p: usize| (blocked | blots) & (1 << p) == 0;
+            let (listed, check) = if !second_order {
+                let chain = b == a + second;
+                if chain && s1.to != 0 {
+                    (open(b - first), false)
+                } else {
+                    (false, chain)
+                }
+            } else if bar_free && s1.to != 0 && b == s1.to as usize && s2.to != 0 {
+                (!s1.hit && open(a - second), true)
+            } else {
+                (false, true)
+            };
+            if listed {
+                continue;
+            }
+            out.push_leaf(
+                &p1,
+                s2,
+                mv1,
+                key1.wrapping_add(step_key(s2)),
+                2,
+                (first + second) as u8,
+                check,
+            );
+        }
+    }
+}
+
+/// Every play of a double: steps with non-increasing start points.
+struct DoublesWalk<'a> {
+    blocked: u32,
+    die: usize,
     out: &'a mut MoveList,
 }
 
-impl Walk<'_> {
-    /// Plays die `depth` on `pos` in place (make/unmake keeps the walk free
-    /// of board copies until a complete play is stored).
-    fn go(
-        &mut self,
-        pos: &mut Position,
-        depth: usize,
-        max_from: usize,
-        mv: Move,
-        key: u64,
-        pips: u8,
-    ) {
-        if depth == self.n_dice {
-            self.out
-                .offer(mv, key, pos, depth as u8, pips, !self.doubles);
+impl DoublesWalk<'_> {
+    #[allow(clippy::too_many_arguments)]
+    fn go(&mut self, pos: &Position, blots: u32, depth: u8, max_from: usize, mv: Move, key: u64) {
+        let d = self.die;
+        let mut froms = froms_for(&pos.me, d, self.blocked) & ((2u32 << max_from) - 1);
+        if froms == 0 {
+            self.out.offer(mv, key, pos, depth, depth * d as u8, false);
             return;
         }
-        let d = self.dice[depth] as usize;
-        let mut moved = false;
-        if pos.me.bar() > 0 {
-            let to = BAR - d;
-            if self.blocked & (1 << to) == 0 {
-                let step = make(pos, BAR, to);
-                self.go(
+        while froms != 0 {
+            let from = (31 - froms.leading_zeros()) as usize;
+            froms &= !(1 << from);
+            if depth == 3 {
+                let step = step_on(blots, from, d);
+                self.out.push_leaf(
                     pos,
-                    depth + 1,
-                    BAR,
-                    mv.with(step),
+                    step,
+                    mv,
                     key.wrapping_add(step_key(step)),
-                    pips + d as u8,
+                    4,
+                    4 * d as u8,
+                    false,
                 );
-                unmake(pos, step);
-                moved = true;
+                continue;
             }
-        } else {
-            let mut froms = pos.me.occupied() & ((2u32 << max_from) - 1);
-            let all_home = pos.me.occupied() & !HOME_MASK == 0;
-            let highest = pos.me.highest();
-            // Low die first, now the high die: when neither step bears off,
-            // nothing started on the bar and this checker is not the one
-            // just moved, the high-first order played the same two steps
-            // (both were legal from the start), so the play is a duplicate.
-            let first = mv.last_step();
-            let prune = self.second_order && depth == 1 && self.bar_free && first.to != 0;
-            while froms != 0 {
-                let from = (31 - froms.leading_zeros()) as usize;
-                froms &= !(1 << from);
-                let to = if from > d {
-                    let to = from - d;
-                    if self.blocked & (1 << to) != 0 {
-                        continue;
-                    }
-                    to
-                } else {
-                    // Bearing off: all home, and exact or from the highest point.
-                    if !all_home || (from < d && from != highest) {
-                        continue;
-                    }
-                    0
-                };
-                if prune && to != 0 && from != first.to as usize {
-                    moved = true;
-                    continue;
-                }
-                if depth + 1 == self.n_dice && self.doubles {
-                    // The last die of a play that cannot repeat an earlier one.
-                    let hit = to != 0 && pos.opp.at(BAR - to) == 1;
-                    let step = Step {
-                        from: from as u8,
-                        to: to as u8,
-                        hit,
-                    };
-                    self.out.push_leaf(
-                        pos,
-                        step,
-                        mv,
-                        key.wrapping_add(step_key(step)),
-                        (depth + 1) as u8,
-                        pips + d as u8,
-                    );
-                    moved = true;
-                    continue;
-                }
-                let step = make(pos, from, to);
-                let next_max = if self.doubles { from } else { BAR };
-                self.go(
-                    pos,
-                    depth + 1,
-                    next_max,
-                    mv.with(step),
-                    key.wrapping_add(step_key(step)),
-                    pips + d as u8,
-                );
-                unmake(pos, step);
-                moved = true;
-            }
-        }
-        if !moved {
-            self.out
-                .offer(mv, key, pos, depth as u8, pips, !self.doubles);
+            let step = step_on(blots, from, d);
+            self.go(
+                &after(pos, step),
+                blots_after(blots, step),
+                depth + 1,
+                from,
+                mv.with(step),
+                key.wrapping_add(step_key(step)),
+            );
         }
     }
 }
@@ -341,29 +406,19 @@ fn step_key(step: Step) -> u64 {
         .wrapping_add(hit)
 }
 
-/// Plays one checker from `from` to `to` (0 = off), hitting a blot there.
+/// The board after `step` (made by [`step_on`]): the mover's checker moves,
+/// a hit blot goes to the bar.
 #[inline(always)]
-fn make(pos: &mut Position, from: usize, to: usize) -> Step {
-    pos.me.shift(from, to);
-    let hit = to != 0 && pos.opp.at(BAR - to) == 1;
-    if hit {
-        pos.opp.shift(BAR - to, BAR);
+fn after(pos: &Position, step: Step) -> Position {
+    let to = step.to as usize;
+    Position {
+        me: pos.me.moved(step.from as usize, to),
+        opp: if step.hit {
+            pos.opp.moved(BAR - to, BAR)
+        } else {
+            pos.opp
+        },
     }
-    Step {
-        from: from as u8,
-        to: to as u8,
-        hit,
-    }
-}
-
-/// Takes back a step played by [`make`].
-#[inline(always)]
-fn unmake(pos: &mut Position, step: Step) {
-    let (from, to) = (step.from as usize, step.to as usize);
-    if step.hit {
-        pos.opp.shift(BAR, BAR - to);
-    }
-    pos.me.shift(to, from);
 }
 
 /// Fills `out` with every legal play of `dice` in `pos`, one per distinct
@@ -371,34 +426,17 @@ fn unmake(pos: &mut Position, step: Step) {
 pub fn generate(pos: &Position, dice: Dice, out: &mut MoveList) {
     out.reset();
     let blocked = Checkers::mirrored(pos.opp.made());
-    let mut work = *pos;
     if dice.is_double() {
-        let d = dice.high();
-        let mut walk = Walk {
+        let mut walk = DoublesWalk {
             blocked,
-            dice: [d; 4],
-            n_dice: 4,
-            doubles: true,
-            second_order: false,
-            bar_free: pos.me.bar() == 0,
+            die: dice.high() as usize,
             out,
         };
-        walk.go(&mut work, 0, BAR, Move::EMPTY, 0, 0);
+        walk.go(pos, opp_blots(pos), 0, BAR, Move::EMPTY, 0);
     } else {
-        let (h, l) = (dice.high(), dice.low());
-        let mut walk = Walk {
-            blocked,
-            dice: [h, l, 0, 0],
-            n_dice: 2,
-            doubles: false,
-            second_order: false,
-            bar_free: pos.me.bar() == 0,
-            out,
-        };
-        walk.go(&mut work, 0, BAR, Move::EMPTY, 0, 0);
-        walk.dice = [l, h, 0, 0];
-        walk.second_order = true;
-        walk.go(&mut work, 0, BAR, Move::EMPTY, 0, 0);
+        let (h, l) = (dice.high() as usize, dice.low() as usize);
+        pair(out, pos, blocked, (h, l), false);
+        pair(out, pos, blocked, (l, h), true);
     }
     if out.cands.is_empty() || out.best_dice == 0 {
         out.cands.clear();

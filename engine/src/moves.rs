@@ -74,15 +74,6 @@ impl Move {
         }
     }
 
-    /// The last step played (the default step when empty).
-    #[inline(always)]
-    pub(crate) fn last_step(self) -> Step {
-        match self.len() as u32 {
-            0 => Step::default(),
-            n => Step::unpack(self.bits >> ((n - 1) * STEP_BITS)),
-        }
-    }
-
     /// Builds a move from steps (at most four are kept).
     pub fn from_steps(steps: &[Step]) -> Move {
         steps.iter().take(4).fold(Move::EMPTY, |m, &s| m.with(s))

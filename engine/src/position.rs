@@ -8,10 +8,13 @@
 //! index 0 counts the checkers it has borne off. Counts always sum to 15 per
 //! side, so conservation is an invariant of the type.
 //!
-//! Beside the counts each side keeps two `u32` bitboards over the same
-//! indices: `occupied` (bit i set when index i holds at least one checker)
-//! and `made` (at least two). Bit 0 (borne off) is never set. The questions
-//! move generation asks become bit operations:
+//! The counts are padded to 32 bytes so that the two `u32` bitboards over the
+//! same indices, `occupied` (bit i set when index i holds at least one
+//! checker) and `made` (at least two), come from the counts in a few SIMD
+//! instructions (compare 32 bytes, gather the sign bits) instead of being
+//! kept up to date on every step: moving a checker is then two byte
+//! updates, and a board is 32 bytes a side. Bit 0 (borne off) is never
+//! set. The questions move generation asks become bit operations:
 //! - "may I land on my point p": bit p of [`Checkers::mirrored`]`(opp.made)`
 //!   is clear (the opponent's point 25-p is mirrored onto my point p);
 //! - "all my checkers home": `me.occupied & !HOME_MASK == 0`;
@@ -34,19 +37,61 @@ pub const POINTS_MASK: u32 = 0x01FF_FFFE;
 /// One side's checkers in its own numbering (see the module doc).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Checkers {
-    counts: [u8; 26],
-    occupied: u32,
-    made: u32,
+    /// Off, points 1..24, bar; indices 26..32 stay zero.
+    counts: [u8; 32],
 }
+
+/// Bit i set when `counts[i] > k`, for i in 1..=25.
+#[inline(always)]
+fn mask_above(counts: &[u8; 32], k: u8) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpgt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+        };
+        // SAFETY: SSE2 is part of the x86_64 baseline; both 16-byte loads
+        // stay inside the 32-byte array, and unaligned loads are allowed.
+        unsafe {
+            let p = counts.as_ptr() as *const __m128i;
+            let kk = _mm_set1_epi8(k as i8);
+            let lo = _mm_movemask_epi8(_mm_cmpgt_epi8(_mm_loadu_si128(p), kk)) as u32;
+            let hi = _mm_movemask_epi8(_mm_cmpgt_epi8(_mm_loadu_si128(p.add(1)), kk)) as u32;
+            (lo | (hi << 16)) & POINTS_AND_BAR
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut m = 0u32;
+        for (i, &c) in counts.iter().enumerate().take(26).skip(1) {
+            m |= u32::from(c > k) << i;
+        }
+        m
+    }
+}
+
+/// Row i holds a single 1 at index i: a step's change of the counts is
+/// `ONE_HOT[to] - ONE_HOT[from]`, two vector operations.
+const ONE_HOT: [[u8; 32]; 26] = {
+    let mut t = [[0u8; 32]; 26];
+    let mut i = 0;
+    while i < 26 {
+        t[i][i] = 1;
+        i += 1;
+    }
+    t
+};
+
+/// Bits 1..=25: the points and the bar.
+const POINTS_AND_BAR: u32 = POINTS_MASK | (1 << BAR);
 
 impl Checkers {
     /// All 15 checkers borne off.
     pub const EMPTY: Checkers = Checkers {
-        counts: [
-            CHECKERS, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        ],
-        occupied: 0,
-        made: 0,
+        counts: {
+            let mut c = [0u8; 32];
+            c[OFF] = CHECKERS;
+            c
+        },
     };
 
     /// Builds a side from counts on points 1..24 (index 0..23) and the bar;
@@ -62,21 +107,7 @@ impl Checkers {
             c.counts[i + 1] = n;
         }
         c.counts[BAR] = bar;
-        c.rebuild_masks();
         Ok(c)
-    }
-
-    fn rebuild_masks(&mut self) {
-        self.occupied = 0;
-        self.made = 0;
-        for i in 1..=25 {
-            if self.counts[i] > 0 {
-                self.occupied |= 1 << i;
-            }
-            if self.counts[i] > 1 {
-                self.made |= 1 << i;
-            }
-        }
     }
 
     /// Checkers at index `i` (0 = off, 1..=24 points, 25 = bar).
@@ -88,19 +119,19 @@ impl Checkers {
     /// All 26 counts: off, points 1..24, bar.
     #[inline]
     pub fn counts(&self) -> &[u8; 26] {
-        &self.counts
+        self.counts.first_chunk().expect("32 >= 26")
     }
 
     /// Bitboard of indices holding at least one checker.
     #[inline]
     pub fn occupied(&self) -> u32 {
-        self.occupied
+        mask_above(&self.counts, 0)
     }
 
     /// Bitboard of indices holding two or more.
     #[inline]
     pub fn made(&self) -> u32 {
-        self.made
+        mask_above(&self.counts, 1)
     }
 
     /// Checkers on the bar.
@@ -118,7 +149,7 @@ impl Checkers {
     /// Whether every checker still in play is in the home board.
     #[inline]
     pub fn all_home(&self) -> bool {
-        self.occupied & !HOME_MASK == 0
+        self.occupied() & !HOME_MASK == 0
     }
 
     /// Pip count: distance of every checker to off (the bar counts 25).
@@ -129,7 +160,7 @@ impl Checkers {
     /// The highest occupied index (25 for the bar), or 0 when all are off.
     #[inline]
     pub fn highest(&self) -> usize {
-        (31 - (self.occupied | 1).leading_zeros()) as usize
+        (31 - (self.occupied() | 1).leading_zeros()) as usize
     }
 
     /// Maps a bitboard in this side's numbering onto the other side's
@@ -139,30 +170,37 @@ impl Checkers {
         (mask & POINTS_MASK).reverse_bits() >> 6
     }
 
-    /// Moves one checker from index `from` to index `to`.
+    /// This side after moving one checker from index `from` to index `to`,
+    /// computed as a value: lane-wise arithmetic on the 32 counts, which
+    /// the compiler keeps in vector registers (a byte store followed by a
+    /// wide load of the same board would stall store forwarding).
     #[inline(always)]
-    pub(crate) fn shift(&mut self, from: usize, to: usize) {
-        self.remove(from);
-        self.add(to);
-    }
-
-    #[inline(always)]
-    pub(crate) fn remove(&mut self, i: usize) {
-        let n = self.counts[i] - 1;
-        self.counts[i] = n;
-        let bit = 1u32 << i;
-        // Branch-free: the masks follow the count.
-        self.occupied = ((self.occupied & !bit) | (u32::from(n > 0) << i)) & !1;
-        self.made = ((self.made & !bit) | (u32::from(n > 1) << i)) & !1;
-    }
-
-    #[inline(always)]
-    pub(crate) fn add(&mut self, i: usize) {
-        let n = self.counts[i] + 1;
-        self.counts[i] = n;
-        let on = u32::from(i != OFF) << i;
-        self.occupied |= on;
-        self.made |= on & (u32::from(n > 1) << i);
+    pub(crate) fn moved(&self, from: usize, to: usize) -> Checkers {
+        let (add, sub) = (&ONE_HOT[to], &ONE_HOT[from]);
+        let mut counts = [0u8; 32];
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{
+                __m128i, _mm_add_epi8, _mm_loadu_si128, _mm_storeu_si128, _mm_sub_epi8,
+            };
+            // SAFETY: SSE2 is part of the x86_64 baseline; every load and
+            // store is one of the two 16-byte halves of a 32-byte array.
+            unsafe {
+                for half in 0..2 {
+                    let at = |a: &[u8; 32]| (a.as_ptr() as *const __m128i).add(half);
+                    let v = _mm_sub_epi8(
+                        _mm_add_epi8(_mm_loadu_si128(at(&self.counts)), _mm_loadu_si128(at(add))),
+                        _mm_loadu_si128(at(sub)),
+                    );
+                    _mm_storeu_si128((counts.as_mut_ptr() as *mut __m128i).add(half), v);
+                }
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        for i in 0..32 {
+            counts[i] = self.counts[i].wrapping_add(add[i]).wrapping_sub(sub[i]);
+        }
+        Checkers { counts }
     }
 }
 
@@ -209,12 +247,12 @@ impl Position {
     /// gnubg's consistency checks: no point held by both sides, and not both
     /// sides on the bar against each other's closed board.
     pub fn validate(&self) -> Result<(), PositionError> {
-        let clash = self.me.occupied & Checkers::mirrored(self.opp.occupied);
+        let clash = self.me.occupied() & Checkers::mirrored(self.opp.occupied());
         if clash != 0 {
             let p = clash.trailing_zeros();
             return Err(PositionError::SharedPoint(p));
         }
-        let closed = |c: &Checkers| c.made & HOME_MASK == HOME_MASK;
+        let closed = |c: &Checkers| c.made() & HOME_MASK == HOME_MASK;
         if self.me.bar() > 0 && self.opp.bar() > 0 && closed(&self.me) && closed(&self.opp) {
             return Err(PositionError::BothClosedOut);
         }
