@@ -3,12 +3,11 @@
 
 use anyhow::{bail, Result};
 use serde_json::{json, Value};
-use sheshbesh_engine::cube::{self, MoneyCube, Owner};
-use sheshbesh_engine::evaluator::{Evaluator, NetEvaluator};
-use sheshbesh_engine::match_cube::match_decision;
-use sheshbesh_engine::met::{Met, Score};
-use sheshbesh_engine::search::{rank_moves, MoveFilter, Ply};
-use sheshbesh_engine::{position_id, MatchState, Probs};
+use sheshbesh_engine::annotate::{cube_decision, owner_of};
+use sheshbesh_engine::cube::{self, Owner};
+use sheshbesh_engine::evaluator::NetEvaluator;
+use sheshbesh_engine::search::{rank_moves, MoveFilter};
+use sheshbesh_engine::{position_id, Probs};
 
 use crate::commands::{input_of, run};
 use crate::input::{dice_for, Input};
@@ -108,15 +107,6 @@ pub fn hint(
     })
 }
 
-/// The cube as the match state describes it, from the side on roll.
-fn owner_of(state: &MatchState) -> Owner {
-    match state.cube.owner {
-        None => Owner::Centred,
-        Some(p) if p == state.on_roll => Owner::Me,
-        Some(_) => Owner::Opponent,
-    }
-}
-
 /// Probabilities at `ply` and the cube decision: money by Janowski's
 /// formulas at the leaves of a cubeful `ply`-ply search, match play by the
 /// live-cube MWC model on Kazaross-XG2 applied to the `ply`-ply
@@ -138,37 +128,12 @@ pub struct CubeAnalysis {
 pub fn cube_analysis(ev: &NetEvaluator, input: &Input, ply: u32) -> Result<CubeAnalysis> {
     let pos = input.position;
     let state = &input.state;
-    let probs = Ply::new(ev, ply).eval(&pos);
-    let x = cube::efficiency(&pos);
-    let owner = owner_of(state);
-    let decision = if state.is_money() {
-        let mc = MoneyCube {
-            owner,
-            jacoby: state.jacoby,
-            beavers: state.beavers,
-        };
-        // Cube equities searched as deep as the probabilities.
-        sheshbesh_engine::cubeful::decision(ev, &pos, mc, ply)
-    } else {
-        let away = state.away();
-        let me = state.on_roll.index();
-        let score = Score {
-            me: away[me],
-            opp: away[1 - me],
-            post_crawford: state.is_post_crawford(),
-        };
-        let cube_value = u32::try_from(state.cube.value()).unwrap_or(u32::MAX);
-        let mut d = match_decision(Met::kazaross_xg2(), score, cube_value, owner, &probs, x)?;
-        if state.crawford {
-            d.action = cube::Action::NoCubeAccess;
-        }
-        d
-    };
+    let (probs, decision) = cube_decision(ev, &pos, state, ply)?;
     Ok(CubeAnalysis {
         probs,
         decision,
-        redouble: owner == Owner::Me,
-        efficiency: x,
+        redouble: owner_of(state.cube, state.on_roll) == Owner::Me,
+        efficiency: cube::efficiency(&pos),
         match_play: !state.is_money(),
     })
 }

@@ -5,12 +5,14 @@
 //! one line on stderr and exit status 2.
 
 mod analysis;
+mod annotate_cmd;
 mod board;
 mod commands;
 mod input;
 mod met_cmd;
 mod nets;
 mod rollout_cmd;
+mod svg;
 mod train_cmd;
 
 use std::io::Write;
@@ -120,6 +122,13 @@ enum Command {
     /// other) with variance reduction, quasi-random dice and optional
     /// truncation; Ctrl-C prints the partial result.
     Rollout(rollout_cmd::RolloutArgs),
+    /// Annotate match files (.mat in every dialect, gnubg SGF) for
+    /// mistakes: every checker play and cube decision judged at --ply, marks,
+    /// luck, error rates and PR per player; text, --json or an --html
+    /// report. Several files or directories are analysed in parallel and end
+    /// with a table of every file's result or error (exit status 1 when any
+    /// file failed).
+    Annotate(annotate_cmd::AnnotateArgs),
     /// Train the nets by self-play TD(lambda), with checkpoints and strength
     /// checks against pubeval.
     ///
@@ -156,6 +165,13 @@ fn main() -> ExitCode {
         } => nets::load(weights.as_deref())
             .and_then(|ev| analysis::cube_cmd(&ev, position.as_deref(), ply, out)),
         Command::Met(args) => met_cmd::run(args),
+        Command::Annotate(args) => {
+            match nets::load(args.weights.as_deref()).and_then(|ev| annotate_cmd::run(&ev, args)) {
+                Ok(true) => Ok(()),
+                Ok(false) => return ExitCode::from(1),
+                Err(e) => Err(e),
+            }
+        }
         Command::Rollout(args) => {
             nets::load(args.weights.as_deref()).and_then(|ev| rollout_cmd::run(&ev, args))
         }

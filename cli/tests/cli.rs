@@ -397,3 +397,151 @@ fn rollout_of_a_roll_compares_plays() {
     let v = json_of(&out);
     assert_eq!(v["moves"].as_array().unwrap().len(), 3);
 }
+
+/// A scratch directory for one test.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("sheshbesh-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+const SMALL_MATCH: &str = "; [Site \"test\"]\n\n 3 point match\n\n Game 1\n alice : 0                 bob : 0\n  1) 62: 24/18 13/11        61: 24/18 6/5\n  2) 43: 13/9 13/10         52: 13/8 13/11\n  3)  Doubles => 2           Takes\n  4) 31: 8/5 6/5            44: 13/9(2) 6/2(2)\n";
+
+#[test]
+fn annotate_json_has_the_promised_fields() {
+    let dir = scratch("annotate-json");
+    let f = dir.join("small.mat");
+    std::fs::write(&f, SMALL_MATCH).unwrap();
+    let (code, out, err) = sheshbesh(&["annotate", f.to_str().unwrap(), "--ply", "0", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["length"], 3);
+    let players = v["players"].as_array().unwrap();
+    assert_eq!(players[0]["name"], "alice");
+    for key in [
+        "error_rate",
+        "checker_error_rate",
+        "cube_error_rate",
+        "pr",
+        "marks",
+        "luck",
+    ] {
+        assert!(!players[1][key].is_null(), "{key}");
+    }
+    let decisions = v["decisions"].as_array().unwrap();
+    assert!(decisions
+        .iter()
+        .any(|d| d["kind"] == "cube" && d["played"] == "Double"));
+    assert!(decisions
+        .iter()
+        .any(|d| d["kind"] == "cube" && d["played"] == "Take"));
+    let d = decisions.iter().find(|d| d["kind"] == "checker").unwrap();
+    for key in [
+        "game",
+        "move",
+        "player",
+        "position_id",
+        "match_id",
+        "dice",
+        "played",
+        "best",
+        "equity_loss",
+        "mark",
+    ] {
+        assert!(!d[key].is_null(), "{key}");
+    }
+    assert_eq!(d["played"], "24/18 13/11");
+}
+
+#[test]
+fn annotate_batch_reports_every_file_and_writes_html() {
+    let dir = scratch("annotate-batch");
+    std::fs::write(dir.join("a.mat"), SMALL_MATCH).unwrap();
+    // An illegal play on line 7 (61 cannot bear off).
+    let bad = SMALL_MATCH.replace("61: 24/18 6/5", "61: 6/off 6/5");
+    std::fs::write(dir.join("b.mat"), bad).unwrap();
+    let html = dir.join("html");
+    let (code, out, _) = sheshbesh(&[
+        "annotate",
+        dir.to_str().unwrap(),
+        "--ply",
+        "0",
+        "--html",
+        html.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "one file failed");
+    assert!(out.contains("a.mat") && out.contains("ok:"), "{out}");
+    assert!(
+        out.contains("b.mat") && out.contains("FAILED: line 7"),
+        "{out}"
+    );
+    assert!(out.contains("2 files: 1 annotated, 1 failed"));
+    let page = std::fs::read_to_string(html.join("a.html")).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>") && page.contains("alice"));
+    assert!(!html.join("b.html").exists());
+}
+
+#[test]
+fn annotate_reads_sgf_like_mat() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/matches");
+    let (mat, sgf) = (
+        dir.join("20_gnubg108_charlot1-charlot2_7p.mat"),
+        dir.join("21_gnubg108_charlot1-charlot2_7p_analysed.sgf"),
+    );
+    if !mat.exists() || !sgf.exists() {
+        eprintln!("skipped: {} is absent", dir.display());
+        return;
+    }
+    let run = |f: &std::path::Path| {
+        let (code, out, err) =
+            sheshbesh(&["annotate", f.to_str().unwrap(), "--ply", "0", "--json"]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        (
+            v["players"].clone(),
+            v["decisions"].as_array().unwrap().len(),
+        )
+    };
+    assert_eq!(run(&mat), run(&sgf));
+}
+
+#[test]
+fn annotate_bad_input_names_file_and_line() {
+    let dir = scratch("annotate-bad");
+    let f = dir.join("bad.mat");
+    std::fs::write(
+        &f,
+        "3 point match\n Game 1\n a : 0   b : 0\n  1) 77: 13/6\n",
+    )
+    .unwrap();
+    let (code, _, err) = sheshbesh(&["annotate", f.to_str().unwrap(), "--ply", "0"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("bad.mat") && err.contains("line 4"), "{err}");
+    let (code, _, _) = sheshbesh(&["annotate", dir.join("missing.mat").to_str().unwrap()]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn annotate_every_real_match_file() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/matches");
+    if !dir.exists() {
+        eprintln!("skipped: {} is absent", dir.display());
+        return;
+    }
+    let (_, out, _) = sheshbesh(&["annotate", dir.to_str().unwrap(), "--ply", "0", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let mut n = 0;
+    for f in v.as_array().unwrap() {
+        let name = f["file"].as_str().unwrap();
+        if name.ends_with(".mat") || name.ends_with(".sgf") {
+            assert!(f["error"].is_null(), "{name}: {}", f["error"]);
+            assert!(!f["decisions"].as_array().unwrap().is_empty(), "{name}");
+            n += 1;
+        } else {
+            // SOURCES.txt is not a match: rejected with its line.
+            assert!(f["error"].as_str().unwrap().starts_with("line "), "{name}");
+        }
+    }
+    assert!(n >= 20, "{n} match files");
+}

@@ -14,6 +14,7 @@
 //! assert_eq!(position_id::encode(&start), "4HPwATDgc/ABMA");
 //! ```
 
+pub mod annotate;
 pub mod bearoff;
 pub mod cube;
 pub mod cubeful;
@@ -40,6 +41,7 @@ pub mod pubeval;
 pub mod rollout;
 pub mod rules;
 pub mod search;
+pub mod sgf;
 pub mod weights;
 pub mod xgid;
 

@@ -1,0 +1,564 @@
+//! `sheshbesh annotate`: batch analysis of match files (.mat and SGF) for
+//! mistakes, as text, JSON or an HTML report with board diagrams.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use serde_json::{json, Value};
+use sheshbesh_engine::annotate::{self, Annotation, Decision, Kind, Mark, Settings, Thresholds};
+use sheshbesh_engine::evaluator::NetEvaluator;
+use sheshbesh_engine::matfile::{self, MatchFile};
+use sheshbesh_engine::{match_id, position_id, sgf, Move};
+use sheshbesh_trainer::checkpoint::write_atomic;
+
+use crate::svg;
+
+/// Arguments of `sheshbesh annotate`.
+#[derive(clap::Args, Debug)]
+pub struct AnnotateArgs {
+    /// Match files (.mat, .txt or .sgf) or directories of them.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Search depth of checker plays and cube decisions (gnubg analyses
+    /// at 2).
+    #[arg(long, default_value_t = 2)]
+    pub ply: u32,
+    /// Print JSON: one object for one file, an array for several. Each has
+    /// `file`, `length`, `games`, `ply`, `players` (per player: `name`,
+    /// `error_rate` and `checker_error_rate`, `cube_error_rate` in mEMG per
+    /// unforced decision, `pr`, `marks`, `luck`, `rating`, decision counts)
+    /// and `decisions` (one per unforced checker play or actual/close cube
+    /// decision: `game`, `move`, `player`, `kind` ("checker"/"cube"),
+    /// `position_id`, `match_id`, `dice`, `played`, `best`, `equity_loss`
+    /// in EMG, `mark` ("none", "doubtful", "bad", "very bad"), `line`), or
+    /// `error` when the file could not be read.
+    #[arg(long)]
+    pub json: bool,
+    /// Write an HTML report: to this file for one input, or one report per
+    /// input into this directory.
+    #[arg(long, value_name = "PATH")]
+    pub html: Option<PathBuf>,
+    /// Equity loss (EMG) marked doubtful.
+    #[arg(long, default_value_t = 0.03)]
+    pub doubtful: f32,
+    /// Equity loss (EMG) marked bad.
+    #[arg(long, default_value_t = 0.06)]
+    pub bad: f32,
+    /// Equity loss (EMG) marked very bad.
+    #[arg(long, default_value_t = 0.12)]
+    pub very_bad: f32,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Weights file instead of the shipped weights.
+    #[arg(long)]
+    pub weights: Option<PathBuf>,
+}
+
+/// The inputs: files as given, directories expanded to their match files
+/// (sorted).
+fn collect(args: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for a in args {
+        if a.is_dir() {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(a)
+                .with_context(|| format!("reading directory {}", a.display()))?
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.is_file()
+                        && p.extension().is_some_and(|e| {
+                            ["mat", "sgf", "txt"].contains(&e.to_string_lossy().as_ref())
+                        })
+                })
+                .collect();
+            found.sort();
+            out.extend(found);
+        } else {
+            out.push(a.clone());
+        }
+    }
+    if out.is_empty() {
+        bail!("no match files (.mat, .txt, .sgf) found");
+    }
+    Ok(out)
+}
+
+/// Reads a match file, SGF by extension or by its first character.
+fn load(path: &Path) -> std::result::Result<MatchFile, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
+    let text = String::from_utf8_lossy(&bytes);
+    let is_sgf = path.extension().is_some_and(|e| e == "sgf")
+        || text
+            .trim_start_matches('\u{feff}')
+            .trim_start()
+            .starts_with('(');
+    let parsed = if is_sgf {
+        sgf::parse(&text)
+    } else {
+        matfile::parse(&text)
+    };
+    parsed.map_err(|e| format!("line {}: {}", e.line, e.reason))
+}
+
+/// One input's outcome.
+struct Outcome {
+    path: PathBuf,
+    result: std::result::Result<Annotation, String>,
+}
+
+/// `sheshbesh annotate`.
+pub fn run(ev: &NetEvaluator, a: AnnotateArgs) -> Result<bool> {
+    if a.ply > 4 {
+        bail!("--ply {}: at most 4", a.ply);
+    }
+    if !(0.0 < a.doubtful && a.doubtful <= a.bad && a.bad <= a.very_bad) {
+        bail!("thresholds must satisfy 0 < --doubtful <= --bad <= --very-bad");
+    }
+    let files = collect(&a.files)?;
+    let settings = Settings {
+        ply: a.ply,
+        thresholds: Thresholds {
+            doubtful: a.doubtful,
+            bad: a.bad,
+            very_bad: a.very_bad,
+        },
+    };
+    let show = !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let bar = if show {
+        let b = ProgressBar::new(files.len() as u64);
+        b.set_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} files  {elapsed} {msg}")
+                .expect("valid template"),
+        );
+        b
+    } else {
+        ProgressBar::hidden()
+    };
+    let outcomes: Vec<Outcome> = files
+        .par_iter()
+        .map(|path| {
+            let result = load(path)
+                .and_then(|m| annotate::annotate(&m, ev, &settings).map_err(|e| e.to_string()));
+            bar.inc(1);
+            Outcome {
+                path: path.clone(),
+                result,
+            }
+        })
+        .collect();
+    bar.finish_and_clear();
+
+    if let Some(html) = &a.html {
+        write_html(html, &outcomes, a.ply)?;
+    }
+    let several = outcomes.len() > 1;
+    if a.json {
+        let values: Vec<Value> = outcomes.iter().map(|o| json_of(o, a.ply)).collect();
+        let v = if several {
+            Value::Array(values)
+        } else {
+            values.into_iter().next().expect("one file")
+        };
+        println!("{v}");
+    } else if several {
+        print!("{}", table(&outcomes));
+    } else {
+        let o = &outcomes[0];
+        match &o.result {
+            Ok(ann) => print!("{}", text(&o.path, ann, a.ply)),
+            Err(e) => bail!("{}: {e}", o.path.display()),
+        }
+    }
+    Ok(outcomes.iter().all(|o| o.result.is_ok()))
+}
+
+fn r3(x: f32) -> f64 {
+    (f64::from(x) * 1000.0).round() / 1000.0
+}
+
+fn r1(x: f32) -> f64 {
+    (f64::from(x) * 10.0).round() / 10.0
+}
+
+fn name_of(ann: &Annotation, p: usize) -> String {
+    let n = &ann.players[p].name;
+    if n.is_empty() {
+        format!("player {p}")
+    } else {
+        n.clone()
+    }
+}
+
+fn kind_word(k: Kind) -> &'static str {
+    match k {
+        Kind::Checker => "checker",
+        Kind::Cube => "cube",
+    }
+}
+
+fn json_of(o: &Outcome, ply: u32) -> Value {
+    let file = o.path.display().to_string();
+    let ann = match &o.result {
+        Ok(a) => a,
+        Err(e) => return json!({"file": file, "error": e}),
+    };
+    let players: Vec<Value> = ann
+        .players
+        .iter()
+        .map(|p| {
+            json!({
+                "name": p.name,
+                "error_rate": r1(p.error_rate()),
+                "checker_error_rate": r1(p.checker_error_rate()),
+                "cube_error_rate": r1(p.cube_error_rate()),
+                "pr": r1(p.pr()),
+                "marks": {"doubtful": p.marks[0], "bad": p.marks[1], "very bad": p.marks[2]},
+                "luck": r3(p.luck),
+                "rating": p.rating(),
+                "checker_decisions": p.checker_decisions,
+                "cube_decisions": p.cube_decisions,
+            })
+        })
+        .collect();
+    let decisions: Vec<Value> = ann
+        .decisions
+        .iter()
+        .map(|d| {
+            json!({
+                "game": d.game,
+                "move": d.move_number,
+                "player": ann.players[d.player].name,
+                "kind": kind_word(d.kind),
+                "position_id": position_id::encode(&d.position),
+                "match_id": match_id::encode(&d.state),
+                "dice": d.dice.map(|x| x.to_string()),
+                "played": d.played,
+                "best": d.best,
+                "equity_loss": r3(d.equity_loss),
+                "mark": d.mark.word(),
+                "line": d.line,
+            })
+        })
+        .collect();
+    json!({
+        "file": file,
+        "length": ann.length,
+        "games": ann.games,
+        "ply": ply,
+        "players": players,
+        "decisions": decisions,
+    })
+}
+
+/// The match as text: every analysed decision, marked ones commented.
+fn text(path: &Path, ann: &Annotation, ply: u32) -> String {
+    let mut s = String::new();
+    let kind = if ann.length == 0 {
+        "money session".to_string()
+    } else {
+        format!("{}-point match", ann.length)
+    };
+    let _ = writeln!(
+        s,
+        "{}: {kind}, {} vs {}, {} games, analysed at {ply}-ply",
+        path.display(),
+        name_of(ann, 0),
+        name_of(ann, 1),
+        ann.games
+    );
+    let width = (0..2).map(|p| name_of(ann, p).len()).max().unwrap_or(8);
+    let mut game = None;
+    for d in &ann.decisions {
+        if game != Some(d.game) {
+            game = Some(d.game);
+            let sc = d.state.score;
+            let _ = writeln!(
+                s,
+                "\nGame {} ({} {}, {} {})",
+                d.game,
+                name_of(ann, 0),
+                sc[0],
+                name_of(ann, 1),
+                sc[1]
+            );
+        }
+        let dice = d.dice.map(|x| x.to_string()).unwrap_or_default();
+        let mut line = format!(
+            "{:>4} {:<width$} {:>2}  {} {}",
+            d.move_number,
+            name_of(ann, d.player),
+            dice,
+            d.played,
+            d.mark.sign()
+        );
+        if d.mark != Mark::None {
+            let _ = write!(line, "   best: {} (-{:.3})", d.best, d.equity_loss);
+        }
+        s.push_str(line.trim_end());
+        s.push('\n');
+    }
+    s.push('\n');
+    s.push_str(&summary(ann));
+    s
+}
+
+/// The per-player figures: label, first player, second player.
+fn rows(ann: &Annotation) -> Vec<(&'static str, String, String)> {
+    let (a, b) = (&ann.players[0], &ann.players[1]);
+    let both = |f: &dyn Fn(&annotate::PlayerStats) -> String| (f(a), f(b));
+    let mut out = Vec::new();
+    let mut add = |label, (x, y)| out.push((label, x, y));
+    add(
+        "Unforced checker plays",
+        both(&|p| p.checker_decisions.to_string()),
+    );
+    add(
+        "Checker error rate (mEMG)",
+        both(&|p| format!("{:.1}", p.checker_error_rate())),
+    );
+    add("Cube decisions", both(&|p| p.cube_decisions.to_string()));
+    add(
+        "Cube error rate (mEMG)",
+        both(&|p| format!("{:.1}", p.cube_error_rate())),
+    );
+    add(
+        "Error rate (mEMG/decision)",
+        both(&|p| format!("{:.1}", p.error_rate())),
+    );
+    add("PR", both(&|p| format!("{:.1}", p.pr())));
+    add(
+        "Doubtful / bad / very bad",
+        both(&|p| format!("{} / {} / {}", p.marks[0], p.marks[1], p.marks[2])),
+    );
+    add("Luck (EMG)", both(&|p| format!("{:+.3}", p.luck)));
+    add("Rating", both(&|p| p.rating().to_string()));
+    out
+}
+
+/// The per-player table as text.
+fn summary(ann: &Annotation) -> String {
+    let mut s = String::new();
+    let (n0, n1) = (name_of(ann, 0), name_of(ann, 1));
+    let all = rows(ann);
+    let w1 = all
+        .iter()
+        .map(|r| r.1.len())
+        .max()
+        .unwrap_or(0)
+        .max(n0.len());
+    let _ = writeln!(s, "{:<28}{n0:>w1$}   {n1}", "");
+    for (label, x, y) in all {
+        let _ = writeln!(s, "{label:<28}{x:>w1$}   {y}");
+    }
+    s
+}
+
+/// The batch table: every file with its result or its error.
+fn table(outcomes: &[Outcome]) -> String {
+    let mut s = String::new();
+    let w = outcomes
+        .iter()
+        .map(|o| o.path.display().to_string().len())
+        .max()
+        .unwrap_or(4);
+    let _ = writeln!(
+        s,
+        "{:<w$}  {:>5}  {:>9}  {:>9}  result",
+        "file", "games", "err rate", "err rate"
+    );
+    for o in outcomes {
+        let f = o.path.display().to_string();
+        match &o.result {
+            Ok(ann) => {
+                let _ = writeln!(
+                    s,
+                    "{f:<w$}  {:>5}  {:>9.1}  {:>9.1}  ok: {} {:.1} PR, {} {:.1} PR",
+                    ann.games,
+                    ann.players[0].error_rate(),
+                    ann.players[1].error_rate(),
+                    name_of(ann, 0),
+                    ann.players[0].pr(),
+                    name_of(ann, 1),
+                    ann.players[1].pr()
+                );
+            }
+            Err(e) => {
+                let _ = writeln!(
+                    s,
+                    "{f:<w$}  {:>5}  {:>9}  {:>9}  FAILED: {e}",
+                    "-", "-", "-"
+                );
+            }
+        }
+    }
+    let failed = outcomes.iter().filter(|o| o.result.is_err()).count();
+    let _ = writeln!(
+        s,
+        "{} files: {} annotated, {failed} failed",
+        outcomes.len(),
+        outcomes.len() - failed
+    );
+    s
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The move of a decision's alternative named `play`, if it is listed.
+fn alt_move(d: &Decision, play: &str) -> Option<Move> {
+    let after = d.alternatives.iter().find(|a| a.play == play)?.after;
+    let dice = d.dice?;
+    sheshbesh_engine::movegen::legal_moves(&d.position, dice)
+        .into_iter()
+        .find(|c| c.position == after)
+        .map(|c| c.mv)
+}
+
+/// A self-contained HTML report (no network access needed).
+fn html(path: &Path, ann: &Annotation, ply: u32) -> String {
+    let mut s = String::new();
+    let title = format!("Sheshbesh analysis: {}", path.display());
+    let _ = write!(
+        s,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>\
+body{{font-family:sans-serif;margin:2em;color:#222}}table{{border-collapse:collapse;margin:1em 0}}\
+td,th{{border:1px solid #bbb;padding:3px 8px;text-align:right}}th{{background:#eee}}\
+td:first-child{{text-align:left}}.m{{margin:1.5em 0;padding:1em;border:1px solid #ccc;border-radius:6px}}\
+.very{{border-color:#c0392b}}.bad{{border-color:#e67e22}}.key span{{display:inline-block;width:2em;height:4px;margin:0 .4em .2em 1em;vertical-align:middle}}\
+</style></head><body>\n<h1>{}</h1>\n",
+        esc(&title),
+        esc(&title)
+    );
+    let kind = if ann.length == 0 {
+        "Money session".to_string()
+    } else {
+        format!("{}-point match", ann.length)
+    };
+    let _ = writeln!(
+        s,
+        "<p>{kind}, {} games, analysed by Sheshbesh at {ply}-ply. Equities are EMG (normalized equity); error rates in mEMG per unforced decision.</p>",
+        ann.games
+    );
+    s.push_str("<table id=\"summary\">\n");
+    let _ = writeln!(
+        s,
+        "<tr><th></th><th>{}</th><th>{}</th></tr>",
+        esc(&name_of(ann, 0)),
+        esc(&name_of(ann, 1))
+    );
+    for (label, x, y) in rows(ann) {
+        let _ = writeln!(
+            s,
+            "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(label),
+            esc(&x),
+            esc(&y)
+        );
+    }
+    s.push_str("</table>\n<h2>Mistakes</h2>\n<p class=\"key\">Arrows:<span style=\"background:#c0392b\"></span>played<span style=\"background:#1e8449\"></span>best</p>\n");
+    let marked: Vec<&Decision> = ann
+        .decisions
+        .iter()
+        .filter(|d| d.mark != Mark::None)
+        .collect();
+    if marked.is_empty() {
+        s.push_str("<p>No marked decisions.</p>\n");
+    }
+    for d in marked {
+        let class = match d.mark {
+            Mark::VeryBad => "m very",
+            Mark::Bad => "m bad",
+            _ => "m",
+        };
+        let who = esc(&name_of(ann, d.player));
+        let _ = writeln!(
+            s,
+            "<div class=\"{class}\"><h3>Game {}, move {}: {who} {} {} ({}, -{:.3})</h3>",
+            d.game,
+            d.move_number,
+            d.dice
+                .map(|x| format!("rolled {x}, played"))
+                .unwrap_or_default(),
+            esc(&d.played),
+            d.mark.word(),
+            d.equity_loss
+        );
+        let _ = writeln!(
+            s,
+            "<p>Best: <b>{}</b>. Position ID {}, Match ID {}.</p>",
+            esc(&d.best),
+            position_id::encode(&d.position),
+            match_id::encode(&d.state)
+        );
+        let (played, best) = match d.kind {
+            Kind::Checker => (alt_move(d, &d.played), alt_move(d, &d.best)),
+            Kind::Cube => (None, None),
+        };
+        s.push_str(&svg::board(&d.position, played, best));
+        s.push('\n');
+        if d.kind == Kind::Checker {
+            s.push_str("<table><tr><th>play</th><th>equity (EMG)</th><th>loss</th></tr>\n");
+            let top = d
+                .alternatives
+                .iter()
+                .map(|x| x.equity)
+                .fold(f32::NEG_INFINITY, f32::max);
+            for (i, alt) in d.alternatives.iter().enumerate() {
+                let mark = if Some(i) == d.played_index {
+                    " (played)"
+                } else {
+                    ""
+                };
+                let _ = writeln!(
+                    s,
+                    "<tr><td>{}{mark}</td><td>{:+.3}</td><td>{:.3}</td></tr>",
+                    esc(&alt.play),
+                    alt.equity,
+                    top - alt.equity
+                );
+            }
+            s.push_str("</table>\n");
+        } else if let Some(c) = d.cube {
+            let _ = writeln!(
+                s,
+                "<table><tr><th>No double</th><th>Double, take</th><th>Double, pass</th><th>Proper action</th></tr><tr><td>{:+.3}</td><td>{:+.3}</td><td>{:+.3}</td><td>{}</td></tr></table>",
+                c.no_double, c.double_take, c.double_pass, esc(c.action)
+            );
+        }
+        s.push_str("</div>\n");
+    }
+    s.push_str("</body></html>\n");
+    s
+}
+
+fn write_html(target: &Path, outcomes: &[Outcome], ply: u32) -> Result<()> {
+    let single = outcomes.len() == 1 && !target.is_dir();
+    if !single {
+        std::fs::create_dir_all(target)
+            .with_context(|| format!("creating {}", target.display()))?;
+    }
+    for o in outcomes {
+        let Ok(ann) = &o.result else { continue };
+        let path = if single {
+            target.to_path_buf()
+        } else {
+            let stem = o
+                .path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "match".into());
+            target.join(format!("{stem}.html"))
+        };
+        write_atomic(&path, html(&o.path, ann, ply).as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,198 @@
+//! Board diagrams as SVG, drawn by our own code for the HTML reports: the
+//! board from the decider's side (home board bottom right), with the
+//! played and the best play drawn as arrows.
+
+use std::fmt::Write;
+
+use sheshbesh_engine::position::BAR;
+use sheshbesh_engine::{Move, Position};
+
+const W: f32 = 430.0;
+const H: f32 = 300.0;
+const MARGIN: f32 = 10.0;
+const PT: f32 = 28.0; // point width
+const BAR_W: f32 = 30.0;
+const CHECKER: f32 = 12.5; // radius
+
+/// x of the centre of the decider's point `p` (1..24), or of the bar (25)
+/// and the tray (0).
+fn x_of(p: u8) -> f32 {
+    let col = |i: f32| MARGIN + PT * (i + 0.5);
+    match p {
+        0 => W - MARGIN - 15.0,
+        25 => MARGIN + 6.0 * PT + BAR_W / 2.0,
+        1..=6 => col(12.0 - f32::from(p)) + BAR_W,
+        7..=12 => col(12.0 - f32::from(p)),
+        13..=18 => col(f32::from(p) - 13.0),
+        _ => col(f32::from(p) - 13.0) + BAR_W,
+    }
+}
+
+/// Whether point `p` sits on the bottom half.
+fn bottom(p: u8) -> bool {
+    (1..=12).contains(&p)
+}
+
+/// y of the `k`-th checker (from the edge) on point `p`.
+fn y_of(p: u8, k: u32) -> f32 {
+    let k = k.min(4) as f32;
+    if bottom(p) {
+        H - MARGIN - CHECKER - 2.0 * CHECKER * k
+    } else {
+        MARGIN + CHECKER + 2.0 * CHECKER * k
+    }
+}
+
+fn checker(svg: &mut String, x: f32, y: f32, mine: bool, label: Option<u8>) {
+    let (fill, stroke) = if mine {
+        ("#f4efe4", "#333")
+    } else {
+        ("#2b2b2b", "#000")
+    };
+    let _ = write!(
+        svg,
+        r##"<circle cx="{x:.1}" cy="{y:.1}" r="{CHECKER:.1}" fill="{fill}" stroke="{stroke}"/>"##
+    );
+    if let Some(n) = label {
+        let color = if mine { "#000" } else { "#fff" };
+        let _ = write!(
+            svg,
+            r##"<text x="{x:.1}" y="{:.1}" font-size="11" text-anchor="middle" fill="{color}">{n}</text>"##,
+            y + 4.0
+        );
+    }
+}
+
+fn stack(svg: &mut String, p: u8, n: u8, mine: bool) {
+    for k in 0..u32::from(n.min(5)) {
+        let label = (k == 4 && n > 5).then_some(n);
+        checker(svg, x_of(p), y_of(p, k), mine, label);
+    }
+}
+
+/// The centre of the landing or starting spot of a step, for arrows.
+fn spot(p: u8, count: u8) -> (f32, f32) {
+    match p {
+        0 => (x_of(0), H / 2.0 + 40.0),
+        25 => (x_of(25), H / 2.0 + 30.0),
+        _ => (x_of(p), y_of(p, u32::from(count.min(5)))),
+    }
+}
+
+fn arrows(svg: &mut String, pos: &Position, mv: Move, color: &str, id: &str) {
+    for s in mv.steps() {
+        let (x1, y1) = spot(s.from, pos.me.at(s.from as usize).saturating_sub(1));
+        let (x2, y2) = spot(s.to, pos.me.at(s.to as usize));
+        let _ = write!(
+            svg,
+            r##"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{color}" stroke-width="3" opacity="0.85" marker-end="url(#{id})"/>"##
+        );
+    }
+}
+
+/// The board before a decision, from the decider's side, with optional
+/// played (red) and best (green) plays as arrows.
+pub fn board(pos: &Position, played: Option<Move>, best: Option<Move>) -> String {
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" role="img">"##
+    );
+    svg.push_str(concat!(
+        r##"<defs><marker id="red" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="5" markerHeight="5" orient="auto"><path d="M0,0L10,5L0,10z" fill="#c0392b"/></marker>"##,
+        r##"<marker id="green" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="5" markerHeight="5" orient="auto"><path d="M0,0L10,5L0,10z" fill="#1e8449"/></marker></defs>"##
+    ));
+    let _ = write!(
+        svg,
+        "<rect x=\"0\" y=\"0\" width=\"{W}\" height=\"{H}\" fill=\"#6b4226\"/><rect x=\"{MARGIN}\" y=\"{MARGIN}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"#d8c39a\"/>",
+        12.0 * PT + BAR_W,
+        H - 2.0 * MARGIN
+    );
+    let _ = write!(
+        svg,
+        "<rect x=\"{:.1}\" y=\"{MARGIN}\" width=\"{BAR_W}\" height=\"{:.1}\" fill=\"#6b4226\"/>",
+        MARGIN + 6.0 * PT,
+        H - 2.0 * MARGIN
+    );
+    for p in 1..=24u8 {
+        let x = x_of(p);
+        let (base, tip) = if bottom(p) {
+            (H - MARGIN, H - MARGIN - 5.0 * CHECKER * 2.0 + 10.0)
+        } else {
+            (MARGIN, MARGIN + 5.0 * CHECKER * 2.0 - 10.0)
+        };
+        let fill = if p % 2 == 0 { "#a0522d" } else { "#f0e0c0" };
+        let _ = write!(
+            svg,
+            r##"<polygon points="{:.1},{base:.1} {:.1},{base:.1} {x:.1},{tip:.1}" fill="{fill}" stroke="#7a5230" stroke-width="0.5"/>"##,
+            x - PT / 2.0,
+            x + PT / 2.0
+        );
+        let label_y = if bottom(p) { H - 1.5 } else { 8.5 };
+        let _ = write!(
+            svg,
+            r##"<text x="{x:.1}" y="{label_y:.1}" font-size="8" text-anchor="middle" fill="#f0e0c0">{p}</text>"##
+        );
+    }
+    for p in 1..=24u8 {
+        stack(&mut svg, p, pos.me.at(p as usize), true);
+        // The opponent's point q is the decider's 25 - q.
+        stack(&mut svg, p, pos.opp.at(25 - p as usize), false);
+    }
+    for k in 0..pos.me.at(BAR) {
+        checker(
+            &mut svg,
+            x_of(25),
+            H / 2.0 + 30.0 + 6.0 * f32::from(k),
+            true,
+            None,
+        );
+    }
+    for k in 0..pos.opp.at(BAR) {
+        checker(
+            &mut svg,
+            x_of(25),
+            H / 2.0 - 30.0 - 6.0 * f32::from(k),
+            false,
+            None,
+        );
+    }
+    let _ = write!(
+        svg,
+        r##"<text x="{:.1}" y="{:.1}" font-size="11" text-anchor="middle" fill="#f0e0c0">off {}</text><text x="{:.1}" y="{:.1}" font-size="11" text-anchor="middle" fill="#f0e0c0">off {}</text>"##,
+        x_of(0),
+        H - 20.0,
+        pos.me.off(),
+        x_of(0),
+        25.0,
+        pos.opp.off()
+    );
+    if let Some(m) = played {
+        arrows(&mut svg, pos, m, "#c0392b", "red");
+    }
+    if let Some(m) = best {
+        arrows(&mut svg, pos, m, "#1e8449", "green");
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_opening_board_has_thirty_checkers_and_is_well_formed() {
+        let svg = board(&Position::start(), None, None);
+        assert_eq!(svg.matches("<circle").count(), 30);
+        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
+        assert_eq!(svg.matches("<polygon").count(), 24);
+    }
+
+    #[test]
+    fn points_are_laid_out_home_bottom_right() {
+        assert!(x_of(1) > x_of(6) && x_of(6) > x_of(7) && x_of(12) < x_of(7));
+        assert!(x_of(13) < x_of(18) && x_of(24) > x_of(19));
+        assert!(bottom(1) && !bottom(24));
+    }
+}

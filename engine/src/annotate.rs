@@ -1,0 +1,856 @@
+//! Match annotation: every checker play and cube decision of a recorded
+//! match, replayed through the rules engine and judged at a chosen search
+//! depth, with marks, luck and per-player statistics as gnubg reports them.
+//!
+//! Units are normalized equity (EMG): in match play the match-winning
+//! chance is mapped linearly so that winning a single game at the current
+//! cube is +1 and losing it -1 (gnubg's EMG); in money play it is the
+//! equity per unit cube. Checker plays compare cubeless values converted to
+//! EMG through the match equity table (money: cubeless equity); cube
+//! decisions use [`cube_decision`]: Janowski's cubeful money equities
+//! searched `ply` deep, or the live-cube match model on Kazaross-XG2.
+
+use crate::cube::{self, Action, MoneyCube, Owner};
+use crate::dice::Dice;
+use crate::evaluator::{candidate_values, Evaluator};
+use crate::match_cube::match_decision;
+use crate::match_state::{CubeState, MatchState, Player};
+use crate::matfile::{Action as MatAction, MatError, MatchFile};
+use crate::met::{Met, MetError, Score};
+use crate::movegen::{generate, Candidate, MoveList};
+use crate::notation::parse_move;
+use crate::position::Position;
+use crate::probs::Probs;
+use crate::search::{rank_moves, MoveFilter, Ply};
+use rayon::prelude::*;
+
+/// Thresholds of the marks, in EMG (gnubg 1.07's defaults).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Thresholds {
+    /// At least this loss is doubtful (`?!`).
+    pub doubtful: f32,
+    /// At least this loss is bad (`?`).
+    pub bad: f32,
+    /// At least this loss is very bad (`??`).
+    pub very_bad: f32,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            doubtful: 0.03,
+            bad: 0.06,
+            very_bad: 0.12,
+        }
+    }
+}
+
+/// How a decision is judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Mark {
+    /// Below the doubtful threshold.
+    None,
+    /// `?!`
+    Doubtful,
+    /// `?`
+    Bad,
+    /// `??`
+    VeryBad,
+}
+
+impl Mark {
+    /// The mark of an equity loss.
+    pub fn of(loss: f32, t: &Thresholds) -> Mark {
+        if loss >= t.very_bad {
+            Mark::VeryBad
+        } else if loss >= t.bad {
+            Mark::Bad
+        } else if loss >= t.doubtful {
+            Mark::Doubtful
+        } else {
+            Mark::None
+        }
+    }
+
+    /// gnubg's word for it: `none`, `doubtful`, `bad`, `very bad`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Mark::None => "none",
+            Mark::Doubtful => "doubtful",
+            Mark::Bad => "bad",
+            Mark::VeryBad => "very bad",
+        }
+    }
+
+    /// The chess-style sign: ``, `?!`, `?`, `??`.
+    pub fn sign(self) -> &'static str {
+        match self {
+            Mark::None => "",
+            Mark::Doubtful => "?!",
+            Mark::Bad => "?",
+            Mark::VeryBad => "??",
+        }
+    }
+}
+
+/// What is analysed and how.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    /// Search depth of checker plays and cube decisions.
+    pub ply: u32,
+    /// Mark thresholds.
+    pub thresholds: Thresholds,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            ply: 2,
+            thresholds: Thresholds::default(),
+        }
+    }
+}
+
+/// Checker play or cube action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A checker play.
+    Checker,
+    /// Double or not, take or pass.
+    Cube,
+}
+
+/// A checker play the analysis ranked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Alternative {
+    /// gnubg notation.
+    pub play: String,
+    /// Board after it, from the mover's side.
+    pub after: Position,
+    /// Value for the mover, EMG.
+    pub equity: f32,
+}
+
+/// One analysed decision.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decision {
+    /// Game number (as in the file).
+    pub game: u32,
+    /// Move number within the game (turns counted from 1; a cube action
+    /// takes the number of the turn it precedes).
+    pub move_number: u32,
+    /// Who decided (0 = the file's first player).
+    pub player: usize,
+    /// Line of the file (or node of an SGF game).
+    pub line: usize,
+    /// Checker or cube.
+    pub kind: Kind,
+    /// Board before the decision, from the decider's side for a checker
+    /// play or a double, from the doubler's side for a take or pass.
+    pub position: Position,
+    /// The match state at the decision (as gnubg's Match ID says it).
+    pub state: MatchState,
+    /// The dice of a checker play.
+    pub dice: Option<Dice>,
+    /// What was played: a move, `Double`, `No double`, `Take`, `Pass`.
+    pub played: String,
+    /// The best action found.
+    pub best: String,
+    /// Equity lost against the best action (EMG, never negative).
+    pub equity_loss: f32,
+    /// The mark.
+    pub mark: Mark,
+    /// Checker plays: the best few plays (up to 5) and the one played.
+    pub alternatives: Vec<Alternative>,
+    /// Index of the played play in `alternatives`.
+    pub played_index: Option<usize>,
+    /// Cube decisions: the three equities for the doubler (EMG).
+    pub cube: Option<Decision3>,
+}
+
+/// No double, double/take and double/pass equities for the doubler.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Decision3 {
+    /// No double.
+    pub no_double: f32,
+    /// Double, take.
+    pub double_take: f32,
+    /// Double, pass.
+    pub double_pass: f32,
+    /// The proper action in gnubg's words.
+    pub action: &'static str,
+}
+
+/// One player's totals.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PlayerStats {
+    /// Name as in the file.
+    pub name: String,
+    /// Unforced checker plays.
+    pub checker_decisions: u32,
+    /// Their total loss (EMG).
+    pub checker_loss: f32,
+    /// Cube decisions that were actual (double, take, pass) or close.
+    pub cube_decisions: u32,
+    /// Their total loss (EMG).
+    pub cube_loss: f32,
+    /// Count of doubtful, bad and very bad decisions.
+    pub marks: [u32; 3],
+    /// Sum of luck over every roll (EMG; positive is lucky).
+    pub luck: f32,
+}
+
+impl PlayerStats {
+    fn rate(loss: f32, n: u32) -> f32 {
+        if n == 0 {
+            0.0
+        } else {
+            1000.0 * loss / n as f32
+        }
+    }
+
+    /// mEMG lost per unforced decision, checker and cube together.
+    pub fn error_rate(&self) -> f32 {
+        Self::rate(
+            self.checker_loss + self.cube_loss,
+            self.checker_decisions + self.cube_decisions,
+        )
+    }
+
+    /// mEMG lost per unforced checker play.
+    pub fn checker_error_rate(&self) -> f32 {
+        Self::rate(self.checker_loss, self.checker_decisions)
+    }
+
+    /// mEMG lost per cube decision.
+    pub fn cube_error_rate(&self) -> f32 {
+        Self::rate(self.cube_loss, self.cube_decisions)
+    }
+
+    /// Performance Rating on XG's scale: 500 times the mean loss per
+    /// non-obvious decision (so half the mEMG rate).
+    pub fn pr(&self) -> f32 {
+        self.error_rate() / 2.0
+    }
+
+    /// gnubg's rating band for the error rate.
+    pub fn rating(&self) -> &'static str {
+        // gnubg's thresholds in EMG per decision.
+        let r = self.error_rate() / 1000.0;
+        match r {
+            r if r < 0.002 => "Supernatural",
+            r if r < 0.005 => "World class",
+            r if r < 0.008 => "Expert",
+            r if r < 0.012 => "Advanced",
+            r if r < 0.018 => "Intermediate",
+            r if r < 0.026 => "Casual player",
+            r if r < 0.035 => "Beginner",
+            _ => "Awful!",
+        }
+    }
+}
+
+/// A whole match, annotated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Annotation {
+    /// Match length (0: money).
+    pub length: u32,
+    /// Both players' totals.
+    pub players: [PlayerStats; 2],
+    /// Every unforced checker play and every actual or close cube decision.
+    pub decisions: Vec<Decision>,
+    /// Games analysed.
+    pub games: usize,
+}
+
+/// Why a match could not be annotated.
+#[derive(Debug, thiserror::Error)]
+pub enum AnnotateError {
+    /// A move or line of the file.
+    #[error("{0}")]
+    File(#[from] MatError),
+    /// The score is beyond the match equity table.
+    #[error("match equity table: {0}")]
+    Met(#[from] MetError),
+}
+
+/// The cube decision of the player on roll (`state.on_roll`, whose side
+/// `pos` is seen from) at `ply`, equities in EMG.
+pub fn cube_decision<E: Evaluator + ?Sized>(
+    ev: &E,
+    pos: &Position,
+    state: &MatchState,
+    ply: u32,
+) -> Result<(Probs, cube::Decision), MetError> {
+    let probs = Ply::new(ev, ply).eval(pos);
+    let owner = owner_of(state.cube, state.on_roll);
+    let decision = if state.is_money() {
+        let mc = MoneyCube {
+            owner,
+            jacoby: state.jacoby,
+            beavers: state.beavers,
+        };
+        crate::cubeful::decision(ev, pos, mc, ply)
+    } else {
+        let x = cube::efficiency(pos);
+        let cube_value = u32::try_from(state.cube.value()).unwrap_or(u32::MAX);
+        let mut d = match_decision(
+            Met::kazaross_xg2(),
+            score_of(state, state.on_roll),
+            cube_value,
+            owner,
+            &probs,
+            x,
+        )?;
+        if state.crawford {
+            d.action = Action::NoCubeAccess;
+        }
+        d
+    };
+    Ok((probs, decision))
+}
+
+/// The cube as seen by `me`.
+pub fn owner_of(cube: CubeState, me: Player) -> Owner {
+    match cube.owner {
+        None => Owner::Centred,
+        Some(p) if p == me => Owner::Me,
+        Some(_) => Owner::Opponent,
+    }
+}
+
+/// The match score from `me`'s side.
+pub fn score_of(state: &MatchState, me: Player) -> Score {
+    let away = state.away();
+    let i = me.index();
+    Score {
+        me: away[i],
+        opp: away[1 - i],
+        post_crawford: state.is_post_crawford(),
+    }
+}
+
+/// Converts cubeless outcome probabilities (for `me`) into EMG at the
+/// state's score and cube; money play gives the cubeless equity.
+pub fn emg(p: &Probs, state: &MatchState, me: Player) -> Result<f32, MetError> {
+    if state.is_money() {
+        return Ok(p.equity());
+    }
+    let met = Met::kazaross_xg2();
+    let score = score_of(state, me);
+    let c = i32::try_from(state.cube.value()).unwrap_or(i32::MAX / 4);
+    let [w, wg, wbg, lg, lbg] = p.0;
+    let l = 1.0 - w;
+    let after = |k: i32| met.after(score, k * c);
+    let mwc = (w - wg) * after(1)?
+        + (wg - wbg) * after(2)?
+        + wbg * after(3)?
+        + (l - lg) * after(-1)?
+        + (lg - lbg) * after(-2)?
+        + lbg * after(-3)?;
+    let (w1, l1) = (after(1)?, after(-1)?);
+    Ok((2.0 * mwc - (w1 + l1)) / (w1 - l1).max(1e-9))
+}
+
+/// Mean over the 36 rolls of the best play's 0-ply value (EMG), and the
+/// value of each of the 21 distinct rolls.
+fn roll_values<E: Evaluator + ?Sized>(
+    ev: &E,
+    pos: &Position,
+    state: &MatchState,
+    me: Player,
+    list: &mut MoveList,
+) -> Result<(f32, [f32; 21]), MetError> {
+    let mut values = Vec::new();
+    let mut each = [0.0f32; 21];
+    let mut mean = 0.0;
+    for (k, dice) in Dice::all_21().enumerate() {
+        generate(pos, dice, list);
+        candidate_values(ev, list.as_slice(), &mut values);
+        let mut best = f32::NEG_INFINITY;
+        for v in &values {
+            best = best.max(emg(v, state, me)?);
+        }
+        each[k] = best;
+        mean += best * if dice.is_double() { 1.0 } else { 2.0 } / 36.0;
+    }
+    Ok((mean, each))
+}
+
+/// Index of a roll in [`Dice::all_21`] order (high die, then low die
+/// ascending), whatever order the dice were written in.
+fn roll_index(dice: Dice) -> usize {
+    let (a, b) = (usize::from(dice.high()), usize::from(dice.low()));
+    a * (a - 1) / 2 + (b - 1)
+}
+
+/// Whether a cube decision counts as one: it was acted on, or doubling was
+/// within 0.16 of not doubling (gnubg's "close").
+fn close(d: &cube::Decision) -> bool {
+    d.double_take.min(d.double_pass) > d.no_double - 0.16
+}
+
+/// The doubler's best action and its equity, given the opponent answers
+/// best.
+fn best_cube(d: &cube::Decision) -> (f32, &'static str) {
+    let double = d.double_take.min(d.double_pass);
+    if double > d.no_double {
+        (double, "Double")
+    } else {
+        (d.no_double, "No double")
+    }
+}
+
+struct GameRun<'a, E: Evaluator + ?Sized> {
+    ev: &'a E,
+    settings: &'a Settings,
+    out: &'a mut Annotation,
+    list: MoveList,
+}
+
+impl<E: Evaluator + ?Sized> GameRun<'_, E> {
+    fn push(&mut self, d: Decision, counted: bool) {
+        let stats = &mut self.out.players[d.player];
+        match d.kind {
+            Kind::Checker => {
+                stats.checker_decisions += 1;
+                stats.checker_loss += d.equity_loss;
+            }
+            Kind::Cube if counted => {
+                stats.cube_decisions += 1;
+                stats.cube_loss += d.equity_loss;
+            }
+            Kind::Cube => {}
+        }
+        if d.mark != Mark::None {
+            stats.marks[d.mark as usize - 1] += 1;
+        }
+        if counted {
+            self.out.decisions.push(d);
+        }
+    }
+
+    /// Ranks the plays of a roll and judges the one played.
+    fn checker(
+        &mut self,
+        pos: &Position,
+        state: &MatchState,
+        me: Player,
+        dice: Dice,
+        played: &Candidate,
+    ) -> Result<Option<(f32, Vec<Alternative>, usize)>, MetError> {
+        let ply = self.settings.ply;
+        let ranked = rank_moves(self.ev, pos, dice, ply, MoveFilter::ROOT);
+        if ranked.len() <= 1 {
+            return Ok(None);
+        }
+        let top = ranked[0].ply;
+        let search = Ply::new(self.ev, top);
+        let mut alts = Vec::new();
+        for r in ranked.iter().take_while(|r| r.ply == top) {
+            alts.push(Alternative {
+                play: r.candidate.mv.to_string(),
+                after: r.candidate.position,
+                equity: emg(&r.probs, state, me)?,
+            });
+        }
+        let played_index = match alts.iter().position(|a| a.after == played.position) {
+            Some(i) => i,
+            None => {
+                let value = search.after(&played.position, top);
+                alts.push(Alternative {
+                    play: played.mv.to_string(),
+                    after: played.position,
+                    equity: emg(&value, state, me)?,
+                });
+                alts.len() - 1
+            }
+        };
+        let played_eq = alts[played_index].equity;
+        let mut order: Vec<usize> = (0..alts.len()).collect();
+        order.sort_by(|&a, &b| alts[b].equity.total_cmp(&alts[a].equity));
+        let best_eq = alts[order[0]].equity;
+        let keep: Vec<usize> = order
+            .iter()
+            .copied()
+            .enumerate()
+            .filter(|&(rank, i)| rank < 5 || i == played_index)
+            .map(|(_, i)| i)
+            .collect();
+        let new_index = keep
+            .iter()
+            .position(|&i| i == played_index)
+            .expect("the played play is kept");
+        let kept = keep.into_iter().map(|i| alts[i].clone()).collect();
+        Ok(Some(((best_eq - played_eq).max(0.0), kept, new_index)))
+    }
+}
+
+/// Annotates a whole match.
+pub fn annotate<E: Evaluator + ?Sized>(
+    m: &MatchFile,
+    ev: &E,
+    settings: &Settings,
+) -> Result<Annotation, AnnotateError> {
+    let yes = |k: &str| m.tag(k).is_some_and(|v| v.eq_ignore_ascii_case("on"));
+    let names = m.games.first().map(|g| g.names.clone()).unwrap_or_default();
+    let mut out = Annotation {
+        length: m.length,
+        players: [
+            PlayerStats {
+                name: names[0].clone(),
+                ..Default::default()
+            },
+            PlayerStats {
+                name: names[1].clone(),
+                ..Default::default()
+            },
+        ],
+        decisions: Vec::new(),
+        games: 0,
+    };
+    // Scores and the Crawford game come from the game headers, so games
+    // are independent: they are analysed in parallel and merged in order.
+    let mut crawford_seen = false;
+    let mut jobs = Vec::new();
+    for game in &m.games {
+        let mut state = MatchState::new_match(m.length);
+        state.score = game.scores;
+        if m.length == 0 {
+            state.jacoby = yes("Jacoby");
+            state.beavers = yes("Beaver");
+        } else if state.away().contains(&0) {
+            continue;
+        } else if state.away().contains(&1) {
+            state.crawford = !crawford_seen;
+            crawford_seen = true;
+        }
+        jobs.push((game, state));
+    }
+    let parts: Vec<Result<Annotation, AnnotateError>> = jobs
+        .par_iter()
+        .map(|(game, state)| {
+            let mut part = Annotation {
+                length: m.length,
+                players: Default::default(),
+                decisions: Vec::new(),
+                games: 1,
+            };
+            let mut run = GameRun {
+                ev,
+                settings,
+                out: &mut part,
+                list: MoveList::new(),
+            };
+            annotate_game(&mut run, game, *state)?;
+            Ok(part)
+        })
+        .collect();
+    for part in parts {
+        let part = part?;
+        out.games += part.games;
+        for (total, p) in out.players.iter_mut().zip(&part.players) {
+            total.checker_decisions += p.checker_decisions;
+            total.checker_loss += p.checker_loss;
+            total.cube_decisions += p.cube_decisions;
+            total.cube_loss += p.cube_loss;
+            total.luck += p.luck;
+            for (t, n) in total.marks.iter_mut().zip(p.marks) {
+                *t += n;
+            }
+        }
+        out.decisions.extend(part.decisions);
+    }
+    Ok(out)
+}
+
+fn annotate_game<E: Evaluator + ?Sized>(
+    run: &mut GameRun<'_, E>,
+    game: &crate::matfile::Game,
+    mut state: MatchState,
+) -> Result<(), AnnotateError> {
+    let mut pos = Position::start();
+    let mut turn: Option<usize> = None;
+    let mut move_number = 0u32;
+    let mut doubled_now = false;
+    // Cube decision pending an answer: (doubler, position from the
+    // doubler's side, state, decision).
+    let mut pending: Option<(usize, Position, MatchState, cube::Decision)> = None;
+    let ply = run.settings.ply;
+    let t = run.settings.thresholds;
+    let face = |pos: &mut Position, turn: &mut Option<usize>, p: usize| {
+        if let Some(t) = *turn {
+            if t != p {
+                *pos = pos.swapped();
+            }
+        }
+        *turn = Some(p);
+    };
+    for e in &game.entries {
+        let p = e.player;
+        let me = Player::from_bit(p as u32);
+        match &e.action {
+            MatAction::Double(_) => {
+                face(&mut pos, &mut turn, p);
+                state.on_roll = me;
+                state.turn = me;
+                state.dice = None;
+                let (_, d) = cube_decision(run.ev, &pos, &state, ply)?;
+                let (best_eq, best) = best_cube(&d);
+                let loss = (best_eq - d.double_take.min(d.double_pass)).max(0.0);
+                run.push(
+                    Decision {
+                        game: game.number,
+                        move_number: move_number + 1,
+                        player: p,
+                        line: e.line,
+                        kind: Kind::Cube,
+                        position: pos,
+                        state,
+                        dice: None,
+                        played: "Double".into(),
+                        best: best.into(),
+                        equity_loss: loss,
+                        mark: Mark::of(loss, &t),
+                        alternatives: Vec::new(),
+                        played_index: None,
+                        cube: Some(three(&d, owner_of(state.cube, me) == Owner::Me)),
+                    },
+                    true,
+                );
+                pending = Some((p, pos, state, d));
+                doubled_now = true;
+            }
+            MatAction::Take | MatAction::Drop | MatAction::Beaver(_) => {
+                let Some((doubler, dpos, mut dstate, d)) = pending.take() else {
+                    continue;
+                };
+                let took = !matches!(e.action, MatAction::Drop);
+                // For the taker: take is -DT, pass is -DP.
+                let (take_eq, pass_eq) = (-d.double_take, -d.double_pass);
+                let best_eq = take_eq.max(pass_eq);
+                let loss = (best_eq - if took { take_eq } else { pass_eq }).max(0.0);
+                dstate.doubled = true;
+                dstate.turn = Player::from_bit(p as u32);
+                run.push(
+                    Decision {
+                        game: game.number,
+                        move_number: move_number + 1,
+                        player: p,
+                        line: e.line,
+                        kind: Kind::Cube,
+                        position: dpos,
+                        state: dstate,
+                        dice: None,
+                        played: if took { "Take" } else { "Pass" }.into(),
+                        best: if take_eq >= pass_eq { "Take" } else { "Pass" }.into(),
+                        equity_loss: loss,
+                        mark: Mark::of(loss, &t),
+                        alternatives: Vec::new(),
+                        played_index: None,
+                        cube: Some(three(
+                            &d,
+                            owner_of(dstate.cube, dstate.on_roll) == Owner::Me,
+                        )),
+                    },
+                    true,
+                );
+                if !took {
+                    return Ok(());
+                }
+                let taker = Player::from_bit(p as u32);
+                state.cube = match e.action {
+                    MatAction::Beaver(_) => {
+                        state.cube.after_take(taker.other()).after_beaver(taker)
+                    }
+                    _ => state.cube.after_take(taker.other()),
+                };
+                let _ = doubler;
+            }
+            MatAction::Roll { dice, text } => {
+                face(&mut pos, &mut turn, p);
+                move_number += 1;
+                state.on_roll = me;
+                state.turn = me;
+                state.dice = None;
+                // Not doubling was a decision when the cube was available.
+                if !doubled_now && move_number > 1 && state.may_double(me) {
+                    let (_, d) = cube_decision(run.ev, &pos, &state, ply)?;
+                    let (best_eq, best) = best_cube(&d);
+                    let loss = (best_eq - d.no_double).max(0.0);
+                    let counted = close(&d);
+                    run.push(
+                        Decision {
+                            game: game.number,
+                            move_number,
+                            player: p,
+                            line: e.line,
+                            kind: Kind::Cube,
+                            position: pos,
+                            state,
+                            dice: None,
+                            played: "No double".into(),
+                            best: best.into(),
+                            equity_loss: loss,
+                            mark: Mark::of(loss, &t),
+                            alternatives: Vec::new(),
+                            played_index: None,
+                            cube: Some(three(&d, owner_of(state.cube, me) == Owner::Me)),
+                        },
+                        counted,
+                    );
+                }
+                doubled_now = false;
+                let written = text.trim();
+                if written == "????" {
+                    return Ok(());
+                }
+                let played = if written.is_empty() {
+                    generate(&pos, *dice, &mut run.list);
+                    match run.list.as_slice() {
+                        [only] => *only,
+                        _ => return Ok(()), // rolled, then resigned
+                    }
+                } else {
+                    parse_move(&pos, *dice, written).map_err(|err| MatError {
+                        line: e.line,
+                        reason: format!("game {}, {}: {err}", game.number, game.names[p]),
+                    })?
+                };
+                state.dice = Some(*dice);
+                let (mean, each) = roll_values(run.ev, &pos, &state, me, &mut run.list)?;
+                run.out.players[p].luck += each[roll_index(*dice)] - mean;
+                if let Some((loss, alternatives, played_index)) =
+                    run.checker(&pos, &state, me, *dice, &played)?
+                {
+                    let best = alternatives
+                        .iter()
+                        .max_by(|a, b| a.equity.total_cmp(&b.equity))
+                        .map(|a| a.play.clone())
+                        .unwrap_or_default();
+                    run.push(
+                        Decision {
+                            game: game.number,
+                            move_number,
+                            player: p,
+                            line: e.line,
+                            kind: Kind::Checker,
+                            position: pos,
+                            state,
+                            dice: Some(*dice),
+                            played: played.mv.to_string(),
+                            best,
+                            equity_loss: loss,
+                            mark: Mark::of(loss, &t),
+                            alternatives,
+                            played_index: Some(played_index),
+                            cube: None,
+                        },
+                        true,
+                    );
+                }
+                pos = played.position;
+                if pos.me.off() == 15 {
+                    return Ok(());
+                }
+            }
+            MatAction::Wins(_) | MatAction::Losses(_) => return Ok(()),
+        }
+    }
+    Ok(())
+}
+
+fn three(d: &cube::Decision, redouble: bool) -> Decision3 {
+    Decision3 {
+        no_double: d.no_double,
+        double_take: d.double_take,
+        double_pass: d.double_pass,
+        action: d.action.words(redouble),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluator::testing::PipRace;
+    use crate::matfile::parse;
+
+    #[test]
+    fn roll_index_follows_all_21_in_either_order() {
+        for (k, d) in Dice::all_21().enumerate() {
+            assert_eq!(roll_index(d), k);
+            assert_eq!(roll_index(Dice::new(d.low(), d.high()).unwrap()), k);
+        }
+    }
+
+    #[test]
+    fn marks_follow_the_thresholds() {
+        let t = Thresholds::default();
+        assert_eq!(Mark::of(0.0, &t), Mark::None);
+        assert_eq!(Mark::of(0.03, &t), Mark::Doubtful);
+        assert_eq!(Mark::of(0.07, &t), Mark::Bad);
+        assert_eq!(Mark::of(0.2, &t), Mark::VeryBad);
+    }
+
+    #[test]
+    fn emg_is_plus_minus_one_for_single_games() {
+        let mut s = MatchState::new_match(5);
+        s.score = [1, 2];
+        let me = Player::Zero;
+        let win = emg(&Probs::certain(1), &s, me).unwrap();
+        let lose = emg(&Probs::certain(-1), &s, me).unwrap();
+        assert!((win - 1.0).abs() < 1e-5 && (lose + 1.0).abs() < 1e-5);
+        // A gammon is worth more than a single game at this score.
+        assert!(emg(&Probs::certain(2), &s, me).unwrap() > 1.2);
+        // Money: the cubeless equity.
+        let money = MatchState::default();
+        assert_eq!(emg(&Probs::certain(2), &money, me).unwrap(), 2.0);
+    }
+
+    #[test]
+    fn a_missed_hit_is_marked_and_the_hit_named() {
+        // a leaves blots; b's 61 can hit on its 7 point (13/7* or 8/7*)
+        // but runs instead. The pip-race double values the hit's 18 pips.
+        let text = "1 point match\n Game 1\n a : 0   b : 0\n  1) 62: 24/18 13/11   61: 24/18 6/5\n";
+        let m = parse(text).unwrap();
+        let settings = Settings {
+            ply: 0,
+            ..Settings::default()
+        };
+        let a = annotate(&m, &PipRace(20.0), &settings).unwrap();
+        assert_eq!(a.games, 1);
+        let d = a.decisions.iter().find(|d| d.player == 1).unwrap();
+        assert_eq!(d.kind, Kind::Checker);
+        assert_eq!(d.played, "24/18 6/5");
+        assert!(d.best.contains('*'), "best {}", d.best);
+        assert!(d.equity_loss > 0.1, "loss {}", d.equity_loss);
+        assert_eq!(d.mark, Mark::VeryBad);
+        assert_eq!(a.players[1].marks, [0, 0, 1]);
+        assert!(a.players[1].error_rate() > 0.0);
+        let played = &d.alternatives[d.played_index.unwrap()];
+        assert_eq!(played.play, d.played);
+    }
+
+    #[test]
+    fn cube_actions_are_judged_for_doubler_and_taker() {
+        let text = "3 point match\n Game 1\n a : 0   b : 0\n  1) 62: 24/18 13/11   61: 24/18 6/5\n  2)  Doubles => 2     Drops\n      Wins 1 point\n";
+        let m = parse(text).unwrap();
+        let settings = Settings {
+            ply: 0,
+            ..Settings::default()
+        };
+        let a = annotate(&m, &PipRace(20.0), &settings).unwrap();
+        let cube: Vec<&Decision> = a
+            .decisions
+            .iter()
+            .filter(|d| d.kind == Kind::Cube)
+            .collect();
+        assert_eq!(cube.len(), 2);
+        assert_eq!((cube[0].player, cube[0].played.as_str()), (0, "Double"));
+        assert_eq!((cube[1].player, cube[1].played.as_str()), (1, "Pass"));
+        assert!(cube
+            .iter()
+            .all(|d| d.cube.is_some() && d.equity_loss >= 0.0));
+        assert_eq!(a.players[0].cube_decisions + a.players[1].cube_decisions, 2);
+    }
+}
