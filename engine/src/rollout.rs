@@ -25,10 +25,11 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 
 use crate::cube::{self, MoneyCube, Owner};
 use crate::dice::Dice;
-use crate::evaluator::{argmax_equity, candidate_values, final_result, Evaluator, NetEvaluator};
+use crate::evaluator::{final_result, Evaluator, NetEvaluator};
 use crate::movegen::{generate, MoveList};
 use crate::position::Position;
 use crate::probs::Probs;
@@ -223,6 +224,76 @@ fn cube_value(p: &Probs, cube: MoneyCube, x: f32) -> f32 {
     }
 }
 
+/// The luck pass of one turn: every play of all 21 rolls, valued at 0-ply
+/// in one batch. Rolls with the same pip total often reach the same board
+/// (`13/8` with 41 and with 32), so each distinct board is evaluated once.
+#[derive(Default)]
+struct LuckPass {
+    list: MoveList,
+    /// Every play's board (mover's side), roll after roll.
+    after: Vec<Position>,
+    /// Each roll's range in `after`.
+    rolls: Vec<(usize, usize)>,
+    /// Per play: the game's end for the mover, or the index of its board
+    /// (opponent's side) in `boards`.
+    slot: Vec<Result<usize, Probs>>,
+    boards: Vec<Position>,
+    values: Vec<Probs>,
+    seen: FxHashMap<Position, usize>,
+}
+
+impl LuckPass {
+    fn fill<E: Evaluator + ?Sized>(&mut self, base: &E, pos: &Position) {
+        self.after.clear();
+        self.rolls.clear();
+        self.slot.clear();
+        self.boards.clear();
+        self.seen.clear();
+        for r in Dice::all_21() {
+            generate(pos, r, &mut self.list);
+            let start = self.after.len();
+            for c in self.list.as_slice() {
+                self.after.push(c.position);
+                let slot = match final_result(&c.position) {
+                    Some(p) => Err(p),
+                    None => {
+                        let board = c.position.swapped();
+                        let next = self.boards.len();
+                        let i = *self.seen.entry(board).or_insert(next);
+                        if i == next {
+                            self.boards.push(board);
+                        }
+                        Ok(i)
+                    }
+                };
+                self.slot.push(slot);
+            }
+            self.rolls.push((start, self.after.len()));
+        }
+        self.values.clear();
+        self.values.resize(self.boards.len(), Probs::default());
+        base.eval_batch(&self.boards, &mut self.values);
+    }
+
+    /// The best play of roll `k` (index into `after`) and its value for
+    /// the mover.
+    fn best(&self, k: usize) -> (usize, Probs) {
+        let (a, b) = self.rolls[k];
+        let value = |i: usize| match self.slot[i] {
+            Ok(j) => self.values[j].flipped(),
+            Err(p) => p,
+        };
+        let mut best = (a, value(a));
+        for i in a + 1..b {
+            let v = value(i);
+            if v.equity() > best.1.equity() {
+                best = (i, v);
+            }
+        }
+        best
+    }
+}
+
 fn play_trial<E: Evaluator + ?Sized>(
     base: &E,
     exact: &(dyn Fn(&Position) -> Option<Probs> + Sync),
@@ -234,7 +305,7 @@ fn play_trial<E: Evaluator + ?Sized>(
     let mut dicer = Dicer::new(s, trial, perms);
     let mut chooser = Searcher::new(base, s.ply);
     let mut list = MoveList::new();
-    let mut values: Vec<Probs> = Vec::new();
+    let mut scratch = LuckPass::default();
     let mut pos = *root;
     let mut mover_is_root = true;
     let mut luck = [0.0f64; 5];
@@ -294,20 +365,17 @@ fn play_trial<E: Evaluator + ?Sized>(
             let mut mean_cube = 0.0f64;
             let mut thrown = [0.0f64; 5];
             let mut thrown_cube = 0.0f64;
-            let mut rlist = MoveList::new();
-            for r in Dice::all_21() {
-                generate(&pos, r, &mut rlist);
-                candidate_values(base, rlist.as_slice(), &mut values);
-                let bi = argmax_equity(&values);
-                let best = values[bi];
+            scratch.fill(base, &pos);
+            for (k, r) in Dice::all_21().enumerate() {
+                let (bi, best) = scratch.best(k);
                 if s.ply == 0 && r == dice.high_first() {
-                    played = Some(rlist.as_slice()[bi].position);
+                    played = Some(scratch.after[bi]);
                 }
                 let w = f64::from(r.weight()) / 36.0;
                 let cv = if s.cubeful {
                     // After the play the opponent is on roll with the cube.
                     let opp_cube = cube.for_mover(!mover_is_root, s.cube);
-                    let after_pos = rlist.as_slice()[0].position.swapped();
+                    let after_pos = scratch.after[scratch.rolls[k].0].swapped();
                     -f64::from(cube_value(
                         &best.flipped(),
                         opp_cube,
