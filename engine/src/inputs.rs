@@ -197,7 +197,8 @@ impl SparseInputs {
         self.push(f + 3, highest_bit(s.made() & POINTS_MASK) as f32 / 24.0);
         self.push(f + 4, (s.made() & 0b111_1110).count_ones() as f32 / 6.0);
         self.push(f + 5, longest_run(s.made() & POINTS_MASK) as f32 / 6.0);
-        self.push(f + 6, shots(s, o) as f32 / 36.0);
+        let hits = shots(s, o);
+        self.push(f + 6, hits.any as f32 / 36.0);
         self.push(f + 7, escapes(s, o) as f32 / 36.0);
         self.push(f + 8, containment(o) as f32 / 36.0);
         if s.bar() > 0 {
@@ -217,40 +218,13 @@ impl SparseInputs {
             self.push(f + 13, (s.made() & (0x3F << 19)).count_ones() as f32 / 3.0);
             let outside: u32 = (7..=25).map(|i| i as u32 * u32::from(s.at(i))).sum();
             self.push(f + 14, outside as f32 / 150.0);
-            let (double, risk) = shot_detail(s, o);
-            self.push(f + 15, double as f32 / 36.0);
-            self.push(f + 16, risk / 36.0);
+            self.push(f + 15, hits.double as f32 / 36.0);
+            self.push(f + 16, hits.risk / 36.0);
             let home = (s.made() & 0x7E).count_ones() as f32;
             let outer = (s.made() >> 7 & 0x3F).count_ones() as f32;
             self.push(f + 17, home * outer / 36.0);
         }
     }
-}
-
-/// Rolls (out of 36) with which `s` reaches two of `o`'s blots, and the
-/// pips those hits cost `o` (the costliest blot per roll, / 25, summed
-/// over the hitting rolls).
-fn shot_detail(s: &Checkers, o: &Checkers) -> (u32, f32) {
-    let blots = Checkers::mirrored(o.occupied() & !o.made());
-    if blots == 0 {
-        return (0, 0.0);
-    }
-    let open = !Checkers::mirrored(o.made()) & POINTS_MASK;
-    let mut double = 0;
-    let mut risk = 0.0;
-    for &(a, b, w) in &ROLLS {
-        let hit = side_reach(s, a, b, open) & blots;
-        if hit.count_ones() >= 2 {
-            double += w;
-        }
-        if hit != 0 {
-            // A blot on my point p is on its owner's point 25 - p: sent to
-            // the bar it loses p pips.
-            let p = 31 - hit.leading_zeros();
-            risk += w as f32 * p as f32 / 25.0;
-        }
-    }
-    (double, risk)
 }
 
 fn highest_bit(mask: u32) -> u32 {
@@ -345,38 +319,56 @@ fn side_reach(s: &Checkers, a: u32, b: u32, open: u32) -> u32 {
     ea | eb | after_a | after_b
 }
 
-/// Rolls (out of 36) with which side `s` can hit a blot of side `o`.
-fn shots(s: &Checkers, o: &Checkers) -> u32 {
+/// Hitting chances of side `s` against side `o`'s blots.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Shots {
+    /// Rolls (out of 36) that hit a blot.
+    any: u32,
+    /// Rolls that reach two blots.
+    double: u32,
+    /// Pips the hits cost `o` (the costliest blot per roll, / 25, summed
+    /// over the hitting rolls).
+    risk: f32,
+}
+
+/// [`Shots`] in one pass over the 21 rolls.
+fn shots(s: &Checkers, o: &Checkers) -> Shots {
     let blots = Checkers::mirrored(o.occupied() & !o.made());
     if blots == 0 {
-        return 0;
+        return Shots::default();
     }
     let open = !Checkers::mirrored(o.made()) & POINTS_MASK;
-    if s.bar() > 0 {
-        return ROLLS
-            .iter()
-            .filter(|&&(a, b, _)| side_reach(s, a, b, open) & blots != 0)
-            .map(|&(_, _, w)| w)
-            .sum();
-    }
+    let bar_free = s.bar() == 0;
     // Landings one die away, computed once for all rolls.
     let occ = s.occupied() & POINTS_MASK;
     let step: [u32; 7] = std::array::from_fn(|d| if d == 0 { 0 } else { (occ >> d) & open });
-    let mut total = 0;
+    let mut out = Shots::default();
+    let mut risk = 0u32;
     for &(a, b, w) in &ROLLS {
-        let (sa, sb) = (step[a as usize], step[b as usize]);
-        let reached = if a != b {
+        let reached = if !bar_free {
+            side_reach(s, a, b, open)
+        } else if a != b {
+            let (sa, sb) = (step[a as usize], step[b as usize]);
             sa | sb | ((sa >> b) & open) | ((sb >> a) & open)
         } else {
+            let sa = step[a as usize];
             let s2 = (sa >> a) & open;
             let s3 = (s2 >> a) & open;
             sa | s2 | s3 | ((s3 >> a) & open)
         };
-        if reached & blots != 0 {
-            total += w;
+        let hit = reached & blots;
+        if hit != 0 {
+            out.any += w;
+            if hit.count_ones() >= 2 {
+                out.double += w;
+            }
+            // A blot on my point p is on its owner's point 25 - p: sent to
+            // the bar it loses p pips.
+            risk += w * (31 - hit.leading_zeros());
         }
     }
-    total
+    out.risk = risk as f32 / 25.0;
+    out
 }
 
 /// Checkers of `s` in the other side's home board (its points 19..24) or
@@ -452,7 +444,7 @@ mod tests {
         // (4+1+... ): 11 + 2 + 2 + 1 + 1 = 17.
         let me = side(&[(8, 1)], 0);
         let opp = side(&[(23, 1)], 0);
-        assert_eq!(shots(&me, &opp), 17);
+        assert_eq!(shots(&me, &opp).any, 17);
     }
 
     #[test]
@@ -461,13 +453,13 @@ mod tests {
         // can't land halfway, 3-3 and 2-2 neither. Only 6s hit.
         let me = side(&[(8, 1)], 0);
         let opp = side(&[(23, 1), (22, 2), (21, 2), (20, 2), (19, 2), (18, 2)], 0);
-        assert_eq!(shots(&me, &opp), 11);
+        assert_eq!(shots(&me, &opp).any, 11);
     }
 
     #[test]
     fn the_opening_position_has_no_shots_and_a_free_back_checker_escapes() {
         let pos = Position::start();
-        assert_eq!(shots(&pos.me, &pos.opp), 0);
+        assert_eq!(shots(&pos.me, &pos.opp).any, 0);
         let lone = side(&[(24, 1)], 0);
         assert_eq!(escapes(&lone, &side(&[], 0)), 36);
     }
