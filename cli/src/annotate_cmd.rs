@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 use sheshbesh_engine::annotate::{self, Annotation, Decision, Kind, Mark, Settings, Thresholds};
 use sheshbesh_engine::evaluator::NetEvaluator;
 use sheshbesh_engine::matfile::{self, MatchFile};
+use sheshbesh_engine::rules::WinKind;
 use sheshbesh_engine::{match_id, position_id, sgf, Move};
 use sheshbesh_trainer::checkpoint::write_atomic;
 
@@ -29,8 +30,10 @@ pub struct AnnotateArgs {
     /// Print JSON: one object for one file, an array for several. Each has
     /// `file`, `length`, `games`, `ply`, `players` (per player: `name`,
     /// `error_rate` and `checker_error_rate`, `cube_error_rate` in mEMG per
-    /// unforced decision, `pr`, `marks`, `luck`, `rating`, decision counts)
-    /// and `decisions` (one per unforced checker play or actual/close cube
+    /// unforced decision, `pr`, `marks`, `luck`, `rating`, `points`,
+    /// `luck_adjusted`, decision counts), `results` (per finished game:
+    /// `game`, `winner`, `points`, `kind`, `dropped`, `resigned`) and
+    /// `decisions` (one per unforced checker play or actual/close cube
     /// decision: `game`, `move`, `player`, `kind` ("checker"/"cube"),
     /// `position_id`, `match_id`, `dice`, `played`, `best`, `equity_loss`
     /// in EMG, `mark` ("none", "doubtful", "bad", "very bad"), `line`), or
@@ -200,6 +203,14 @@ fn kind_word(k: Kind) -> &'static str {
     }
 }
 
+fn kind_of_win(k: WinKind) -> &'static str {
+    match k {
+        WinKind::Single => "single",
+        WinKind::Gammon => "gammon",
+        WinKind::Backgammon => "backgammon",
+    }
+}
+
 fn json_of(o: &Outcome, ply: u32) -> Value {
     let file = o.path.display().to_string();
     let ann = match &o.result {
@@ -209,7 +220,8 @@ fn json_of(o: &Outcome, ply: u32) -> Value {
     let players: Vec<Value> = ann
         .players
         .iter()
-        .map(|p| {
+        .enumerate()
+        .map(|(i, p)| {
             json!({
                 "name": p.name,
                 "error_rate": r1(p.error_rate()),
@@ -218,7 +230,9 @@ fn json_of(o: &Outcome, ply: u32) -> Value {
                 "pr": r1(p.pr()),
                 "marks": {"doubtful": p.marks[0], "bad": p.marks[1], "very bad": p.marks[2]},
                 "luck": r3(p.luck),
+                "luck_adjusted": r3(p.luck_adjusted(&ann.players[1 - i])),
                 "rating": p.rating(),
+                "points": p.points,
                 "checker_decisions": p.checker_decisions,
                 "cube_decisions": p.cube_decisions,
             })
@@ -244,12 +258,27 @@ fn json_of(o: &Outcome, ply: u32) -> Value {
             })
         })
         .collect();
+    let results: Vec<Value> = ann
+        .results
+        .iter()
+        .map(|r| {
+            json!({
+                "game": r.game,
+                "winner": ann.players[r.winner].name,
+                "points": r.points,
+                "kind": kind_of_win(r.kind),
+                "dropped": r.dropped,
+                "resigned": r.resigned,
+            })
+        })
+        .collect();
     json!({
         "file": file,
         "length": ann.length,
         "games": ann.games,
         "ply": ply,
         "players": players,
+        "results": results,
         "decisions": decisions,
     })
 }
@@ -302,6 +331,25 @@ fn text(path: &Path, ann: &Annotation, ply: u32) -> String {
         s.push('\n');
     }
     s.push('\n');
+    for r in &ann.results {
+        let how = if r.dropped {
+            ", double dropped"
+        } else if r.resigned {
+            ", resigned"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            s,
+            "Game {}: {} wins {} point{} ({}{how})",
+            r.game,
+            name_of(ann, r.winner),
+            r.points,
+            if r.points == 1 { "" } else { "s" },
+            kind_of_win(r.kind)
+        );
+    }
+    s.push('\n');
     s.push_str(&summary(ann));
     s
 }
@@ -335,6 +383,14 @@ fn rows(ann: &Annotation) -> Vec<(&'static str, String, String)> {
         both(&|p| format!("{} / {} / {}", p.marks[0], p.marks[1], p.marks[2])),
     );
     add("Luck (EMG)", both(&|p| format!("{:+.3}", p.luck)));
+    add("Points won", both(&|p| p.points.to_string()));
+    add(
+        "Luck-adjusted result (points)",
+        (
+            format!("{:+.2}", a.luck_adjusted(b)),
+            format!("{:+.2}", b.luck_adjusted(a)),
+        ),
+    );
     add("Rating", both(&|p| p.rating().to_string()));
     out
 }

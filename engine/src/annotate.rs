@@ -21,6 +21,7 @@ use crate::movegen::{generate, Candidate, MoveList};
 use crate::notation::parse_move;
 use crate::position::Position;
 use crate::probs::Probs;
+use crate::rules::{win_kind, WinKind};
 use crate::search::{rank_moves, MoveFilter, Ply};
 use rayon::prelude::*;
 
@@ -198,6 +199,11 @@ pub struct PlayerStats {
     pub marks: [u32; 3],
     /// Sum of luck over every roll (EMG; positive is lucky).
     pub luck: f32,
+    /// Luck in points: each roll's luck times the cube value then.
+    pub luck_points: f32,
+    /// Points won in the analysed games (computed from the final board,
+    /// the cube, drops and resignations, not from the file's `Wins` lines).
+    pub points: u64,
 }
 
 impl PlayerStats {
@@ -233,6 +239,12 @@ impl PlayerStats {
         self.error_rate() / 2.0
     }
 
+    /// Net points won against `opponent`, minus the net luck in points:
+    /// the result the play deserved.
+    pub fn luck_adjusted(&self, opponent: &PlayerStats) -> f32 {
+        (self.points as f32 - opponent.points as f32) - (self.luck_points - opponent.luck_points)
+    }
+
     /// gnubg's rating band for the error rate.
     pub fn rating(&self) -> &'static str {
         // gnubg's thresholds in EMG per decision.
@@ -261,6 +273,25 @@ pub struct Annotation {
     pub decisions: Vec<Decision>,
     /// Games analysed.
     pub games: usize,
+    /// How each game ended, when it did.
+    pub results: Vec<GameOutcome>,
+}
+
+/// How a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameOutcome {
+    /// Game number (as in the file).
+    pub game: u32,
+    /// The winner (0 = the file's first player).
+    pub winner: usize,
+    /// Points won (cube value times 1, 2 or 3).
+    pub points: u64,
+    /// Single, gammon or backgammon.
+    pub kind: WinKind,
+    /// Ended by a dropped double.
+    pub dropped: bool,
+    /// Ended by a resignation.
+    pub resigned: bool,
 }
 
 /// Why a match could not be annotated.
@@ -430,6 +461,33 @@ impl<E: Evaluator + ?Sized> GameRun<'_, E> {
         }
     }
 
+    /// Records how the game ended.
+    fn finish(
+        &mut self,
+        game: u32,
+        winner: usize,
+        kind: WinKind,
+        cube: u64,
+        dropped: bool,
+        resigned: bool,
+    ) {
+        let points = cube
+            * match kind {
+                WinKind::Single => 1,
+                WinKind::Gammon => 2,
+                WinKind::Backgammon => 3,
+            };
+        self.out.players[winner].points += points;
+        self.out.results.push(GameOutcome {
+            game,
+            winner,
+            points,
+            kind,
+            dropped,
+            resigned,
+        });
+    }
+
     /// Ranks the plays of a roll and judges the one played.
     fn checker(
         &mut self,
@@ -508,6 +566,7 @@ pub fn annotate<E: Evaluator + ?Sized>(
         ],
         decisions: Vec::new(),
         games: 0,
+        results: Vec::new(),
     };
     // Scores and the Crawford game come from the game headers, so games
     // are independent: they are analysed in parallel and merged in order.
@@ -535,6 +594,7 @@ pub fn annotate<E: Evaluator + ?Sized>(
                 players: Default::default(),
                 decisions: Vec::new(),
                 games: 1,
+                results: Vec::new(),
             };
             let mut run = GameRun {
                 ev,
@@ -555,11 +615,14 @@ pub fn annotate<E: Evaluator + ?Sized>(
             total.cube_decisions += p.cube_decisions;
             total.cube_loss += p.cube_loss;
             total.luck += p.luck;
+            total.luck_points += p.luck_points;
+            total.points += p.points;
             for (t, n) in total.marks.iter_mut().zip(p.marks) {
                 *t += n;
             }
         }
         out.decisions.extend(part.decisions);
+        out.results.extend(part.results);
     }
     Ok(out)
 }
@@ -586,9 +649,33 @@ fn annotate_game<E: Evaluator + ?Sized>(
         }
         *turn = Some(p);
     };
+    // Set once play has stopped (a resignation after rolling): only the
+    // winner's `Wins` line is read after that.
+    let mut stopped = false;
     for e in &game.entries {
         let p = e.player;
         let me = Player::from_bit(p as u32);
+        let resigned_to = match e.action {
+            MatAction::Wins(n) => Some((p, n)),
+            MatAction::Losses(n) => Some((1 - p, n)),
+            _ => None,
+        };
+        if let Some((winner, n)) = resigned_to {
+            // A `Wins` line before the game is over is a resignation;
+            // gnubg's reading: up to the cube a single game, up to twice it
+            // a gammon, beyond that a backgammon.
+            let c = state.cube.value();
+            let kind = match u64::from(n) {
+                n if n <= c => WinKind::Single,
+                n if n <= 2 * c => WinKind::Gammon,
+                _ => WinKind::Backgammon,
+            };
+            run.finish(game.number, winner, kind, c, false, true);
+            return Ok(());
+        }
+        if stopped {
+            continue;
+        }
         match &e.action {
             MatAction::Double(_) => {
                 face(&mut pos, &mut turn, p);
@@ -656,6 +743,8 @@ fn annotate_game<E: Evaluator + ?Sized>(
                     true,
                 );
                 if !took {
+                    let c = state.cube.value();
+                    run.finish(game.number, doubler, WinKind::Single, c, true, false);
                     return Ok(());
                 }
                 let taker = Player::from_bit(p as u32);
@@ -665,7 +754,6 @@ fn annotate_game<E: Evaluator + ?Sized>(
                     }
                     _ => state.cube.after_take(taker.other()),
                 };
-                let _ = doubler;
             }
             MatAction::Roll { dice, text } => {
                 face(&mut pos, &mut turn, p);
@@ -703,13 +791,18 @@ fn annotate_game<E: Evaluator + ?Sized>(
                 doubled_now = false;
                 let written = text.trim();
                 if written == "????" {
-                    return Ok(());
+                    stopped = true;
+                    continue;
                 }
                 let played = if written.is_empty() {
                     generate(&pos, *dice, &mut run.list);
                     match run.list.as_slice() {
                         [only] => *only,
-                        _ => return Ok(()), // rolled, then resigned
+                        _ => {
+                            // Rolled, then resigned.
+                            stopped = true;
+                            continue;
+                        }
                     }
                 } else {
                     parse_move(&pos, *dice, written).map_err(|err| MatError {
@@ -719,7 +812,9 @@ fn annotate_game<E: Evaluator + ?Sized>(
                 };
                 state.dice = Some(*dice);
                 let (mean, each) = roll_values(run.ev, &pos, &state, me, &mut run.list)?;
-                run.out.players[p].luck += each[roll_index(*dice)] - mean;
+                let luck = each[roll_index(*dice)] - mean;
+                run.out.players[p].luck += luck;
+                run.out.players[p].luck_points += luck * state.cube.value() as f32;
                 if let Some((loss, alternatives, played_index)) =
                     run.checker(&pos, &state, me, *dice, &played)?
                 {
@@ -751,10 +846,15 @@ fn annotate_game<E: Evaluator + ?Sized>(
                 }
                 pos = played.position;
                 if pos.me.off() == 15 {
+                    let kind = win_kind(&pos.opp);
+                    // Jacoby: no gammons while the cube is centred.
+                    let jacoby = state.is_money() && state.jacoby && state.cube.owner.is_none();
+                    let kind = if jacoby { WinKind::Single } else { kind };
+                    run.finish(game.number, p, kind, state.cube.value(), false, false);
                     return Ok(());
                 }
             }
-            MatAction::Wins(_) | MatAction::Losses(_) => return Ok(()),
+            MatAction::Wins(_) | MatAction::Losses(_) => {}
         }
     }
     Ok(())
@@ -852,5 +952,46 @@ mod tests {
             .iter()
             .all(|d| d.cube.is_some() && d.equity_loss >= 0.0));
         assert_eq!(a.players[0].cube_decisions + a.players[1].cube_decisions, 2);
+    }
+
+    #[test]
+    fn game_results_are_computed_as_gnubg_scores_them() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/matches");
+        if !dir.exists() {
+            eprintln!("skipped: {} is absent", dir.display());
+            return;
+        }
+        // gnubg's per-game results (shared/FORMATS.md §5): W = player 0.
+        let expected: [(&str, &str); 6] = [
+            ("03_galaxy_3pt_match1061881.mat", "B+2 W+1 W+6"),
+            ("04_galaxy_3pt_match5000740.mat", "W+2 B+1 B+1 B+1R"),
+            ("09_galaxy_8pt_match8808604_8cube.mat", "W+8"),
+            (
+                "12_bgstudio_3pt_MrPurple-Lasse_garbage_resign.mat",
+                "B+1 B+12R",
+            ),
+            ("19_xgmobile_money_Ken-XGIntermediate.mat", "W+4 W+2"),
+            ("20_gnubg108_charlot1-charlot2_7p.mat", "B+2R W+2 W+4 W+3R"),
+        ];
+        let settings = Settings {
+            ply: 0,
+            ..Settings::default()
+        };
+        for (file, want) in expected {
+            let text = std::fs::read_to_string(dir.join(file)).unwrap();
+            let m = parse(&text).unwrap();
+            let a = annotate(&m, &PipRace(20.0), &settings).unwrap();
+            let got: Vec<String> = a
+                .results
+                .iter()
+                .map(|r| {
+                    let side = if r.winner == 0 { "W" } else { "B" };
+                    let r_mark = if r.resigned { "R" } else { "" };
+                    format!("{side}+{}{r_mark}", r.points)
+                })
+                .collect();
+            assert_eq!(got.join(" "), want, "{file}");
+        }
     }
 }

@@ -261,6 +261,22 @@ pub fn parse(text: &str) -> Result<MatchFile, MatError> {
                 }
             }
         }
+        // The result, as a `Wins` line: how a resignation is recorded (a
+        // finished game's own end is computed from the board and cube).
+        if let Some(re) = root.get("RE").and_then(|v| v.first()) {
+            let (side, rest) = re.split_at(re.len().min(1));
+            let points = rest
+                .trim_start_matches('+')
+                .trim_end_matches(['R', 'r'])
+                .parse::<u32>();
+            if let (Ok(n), "W" | "B") = (points, side) {
+                entries.push(Entry {
+                    player: usize::from(side == "B"),
+                    line: root.line,
+                    action: Action::Wins(n),
+                });
+            }
+        }
         games.push(Game {
             number: mi_field(root, "game").map_or(k as u32 + 1, |g| g + 1),
             names: [name("PW"), name("PB")],
