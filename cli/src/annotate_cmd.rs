@@ -36,7 +36,8 @@ pub struct AnnotateArgs {
     /// `decisions` (one per unforced checker play or actual/close cube
     /// decision: `game`, `move`, `player`, `kind` ("checker"/"cube"),
     /// `position_id`, `match_id`, `dice`, `played`, `best`, `equity_loss`
-    /// in EMG, `mark` ("none", "doubtful", "bad", "very bad"), `line`), or
+    /// in EMG, `mark` ("none", "doubtful", "bad", "very bad"), `luck` of
+    /// the roll (checker plays, EMG), `line`), or
     /// `error` when the file could not be read.
     #[arg(long)]
     pub json: bool,
@@ -254,6 +255,7 @@ fn json_of(o: &Outcome, ply: u32) -> Value {
                 "best": d.best,
                 "equity_loss": r3(d.equity_loss),
                 "mark": d.mark.word(),
+                "luck": d.luck.map(r3),
                 "line": d.line,
             })
         })

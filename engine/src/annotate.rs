@@ -167,6 +167,9 @@ pub struct Decision {
     pub played_index: Option<usize>,
     /// Cube decisions: the three equities for the doubler (EMG).
     pub cube: Option<Decision3>,
+    /// Checker plays: the roll's luck (EMG): the best play's 0-ply value
+    /// for the roll thrown minus its mean over the 36 rolls.
+    pub luck: Option<f32>,
 }
 
 /// No double, double/take and double/pass equities for the doubler.
@@ -702,6 +705,7 @@ fn annotate_game<E: Evaluator + ?Sized>(
                         alternatives: Vec::new(),
                         played_index: None,
                         cube: Some(three(&d, owner_of(state.cube, me) == Owner::Me)),
+                        luck: None,
                     },
                     true,
                 );
@@ -739,6 +743,7 @@ fn annotate_game<E: Evaluator + ?Sized>(
                             &d,
                             owner_of(dstate.cube, dstate.on_roll) == Owner::Me,
                         )),
+                        luck: None,
                     },
                     true,
                 );
@@ -784,6 +789,7 @@ fn annotate_game<E: Evaluator + ?Sized>(
                             alternatives: Vec::new(),
                             played_index: None,
                             cube: Some(three(&d, owner_of(state.cube, me) == Owner::Me)),
+                            luck: None,
                         },
                         counted,
                     );
@@ -840,6 +846,7 @@ fn annotate_game<E: Evaluator + ?Sized>(
                             alternatives,
                             played_index: Some(played_index),
                             cube: None,
+                            luck: Some(luck),
                         },
                         true,
                     );
