@@ -201,8 +201,7 @@ impl MoveList {
 /// the highest point when the die is larger. One mask per die and board
 /// replaces a test per occupied point.
 #[inline(always)]
-fn froms_for(me: &Checkers, d: usize, blocked: u32) -> u32 {
-    let occ = me.occupied();
+fn froms_for(occ: u32, d: usize, blocked: u32) -> u32 {
     if occ & (1 << BAR) != 0 {
         return if blocked & (1 << (BAR - d)) == 0 {
             1 << BAR
@@ -213,12 +212,22 @@ fn froms_for(me: &Checkers, d: usize, blocked: u32) -> u32 {
     let mut f = occ & !(blocked << d) & !((2u32 << d) - 1);
     if occ != 0 && occ & !HOME_MASK == 0 {
         f |= occ & (1 << d);
-        let highest = me.highest();
+        let highest = (31 - occ.leading_zeros()) as usize;
         if highest < d {
             f |= 1 << highest;
         }
     }
     f
+}
+
+/// The mover's occupancy after `step` from a board where `count` checkers
+/// stood on its start point: kept up to date from bits instead of being
+/// recomputed from the new board.
+#[inline(always)]
+fn occupancy_after(occ: u32, step: Step, count: u8) -> u32 {
+    let vacated = u32::from(count == 1) << step.from;
+    let landed = u32::from(step.to != 0) << step.to;
+    (occ & !vacated) | landed
 }
 
 /// The landing index of die `d` played from `from` (0 = borne off).
@@ -268,7 +277,8 @@ fn pair(
 ) {
     let bar_free = pos.me.bar() == 0;
     let blots = opp_blots(pos);
-    let mut f1 = froms_for(&pos.me, first, blocked);
+    let occ = pos.me.occupied();
+    let mut f1 = froms_for(occ, first, blocked);
     while f1 != 0 {
         let a = (31 - f1.leading_zeros()) as usize;
         f1 &= !(1 << a);
@@ -277,7 +287,7 @@ fn pair(
         let p1 = after(pos, s1);
         let mv1 = Move::EMPTY.with(s1);
         let key1 = step_key(s1);
-        let all2 = froms_for(&p1.me, second, blocked);
+        let all2 = froms_for(occupancy_after(occ, s1, pos.me.at(a)), second, blocked);
         if all2 == 0 {
             out.offer(mv1, key1, &p1, 1, first as u8, second_order);
         }
@@ -324,6 +334,58 @@ fn pair(
     }
 }
 
+/// The low-die-first order of a non-double roll when no checker is on the
+/// bar and at least two points outside the home board are held (so no step
+/// of this roll can bear off): only a checker continuing with the high die,
+/// or a low step after which the high die cannot be played, can add a play
+/// (see [`pair`]), and both are found from masks without building the
+/// intermediate board.
+fn second_order_plain(
+    out: &mut MoveList,
+    pos: &Position,
+    blocked: u32,
+    (low, high): (usize, usize),
+) {
+    let blots = opp_blots(pos);
+    let occ = pos.me.occupied();
+    let high_froms = froms_for(occ, high, blocked);
+    let open = |p: usize| (blocked | blots) & (1 << p) == 0;
+    let mut f1 = froms_for(occ, low, blocked);
+    while f1 != 0 {
+        let a = (31 - f1.leading_zeros()) as usize;
+        f1 &= !(1 << a);
+        let s1 = step_on(blots, a, low);
+        let to = s1.to as usize;
+        let continues = to > high && blocked & (1 << (to - high)) == 0;
+        let vacated = if pos.me.at(a) == 1 { 1 << a } else { 0 };
+        let playable = high_froms & !vacated != 0 || continues;
+        // The same play with the high die first exists when its other
+        // intermediate point is open and neither intermediate point held a
+        // blot.
+        let listed = !s1.hit && open(a - high);
+        if playable && (!continues || listed) {
+            continue;
+        }
+        let p1 = after(pos, s1);
+        let mv1 = Move::EMPTY.with(s1);
+        let key1 = step_key(s1);
+        if !playable {
+            out.offer(mv1, key1, &p1, 1, low as u8, true);
+            continue;
+        }
+        let s2 = step_on(blots_after(blots, s1), to, high);
+        out.push_leaf(
+            &p1,
+            s2,
+            mv1,
+            key1.wrapping_add(step_key(s2)),
+            2,
+            (low + high) as u8,
+            true,
+        );
+    }
+}
+
 /// Every play of a double: steps with non-increasing start points.
 struct DoublesWalk<'a> {
     blocked: u32,
@@ -332,10 +394,17 @@ struct DoublesWalk<'a> {
 }
 
 impl DoublesWalk<'_> {
-    #[allow(clippy::too_many_arguments)]
-    fn go(&mut self, pos: &Position, blots: u32, depth: u8, max_from: usize, mv: Move, key: u64) {
+    fn go(
+        &mut self,
+        pos: &Position,
+        (occ, blots): (u32, u32),
+        depth: u8,
+        max_from: usize,
+        mv: Move,
+        key: u64,
+    ) {
         let d = self.die;
-        let mut froms = froms_for(&pos.me, d, self.blocked) & ((2u32 << max_from) - 1);
+        let mut froms = froms_for(occ, d, self.blocked) & ((2u32 << max_from) - 1);
         if froms == 0 {
             self.out.offer(mv, key, pos, depth, depth * d as u8, false);
             return;
@@ -359,7 +428,10 @@ impl DoublesWalk<'_> {
             let step = step_on(blots, from, d);
             self.go(
                 &after(pos, step),
-                blots_after(blots, step),
+                (
+                    occupancy_after(occ, step, pos.me.at(from)),
+                    blots_after(blots, step),
+                ),
                 depth + 1,
                 from,
                 mv.with(step),
@@ -432,11 +504,22 @@ pub fn generate(pos: &Position, dice: Dice, out: &mut MoveList) {
             die: dice.high() as usize,
             out,
         };
-        walk.go(pos, opp_blots(pos), 0, BAR, Move::EMPTY, 0);
+        walk.go(
+            pos,
+            (pos.me.occupied(), opp_blots(pos)),
+            0,
+            BAR,
+            Move::EMPTY,
+            0,
+        );
     } else {
         let (h, l) = (dice.high() as usize, dice.low() as usize);
         pair(out, pos, blocked, (h, l), false);
-        pair(out, pos, blocked, (l, h), true);
+        if pos.me.bar() == 0 && (pos.me.occupied() & !HOME_MASK).count_ones() >= 2 {
+            second_order_plain(out, pos, blocked, (l, h));
+        } else {
+            pair(out, pos, blocked, (l, h), true);
+        }
     }
     if out.cands.is_empty() || out.best_dice == 0 {
         out.cands.clear();
