@@ -224,9 +224,22 @@ fn cube_value(p: &Probs, cube: MoneyCube, x: f32) -> f32 {
     }
 }
 
-/// The luck pass of one turn: every play of all 21 rolls, valued at 0-ply
-/// in one batch. Rolls with the same pip total often reach the same board
-/// (`13/8` with 41 and with 32), so each distinct board is evaluated once.
+/// Plays per roll the luck pass values with the net: the best few by
+/// pubeval's cheap linear score (see [`LuckPass`]).
+const LUCK_SHORTLIST: usize = 8;
+
+/// The luck pass of one turn: the 0-ply value of the best play of each of
+/// the 21 rolls, valued in one batch. Two economies keep it cheap, as
+/// gnubg's pruning nets do for its own 0-ply:
+/// - only the best [`LUCK_SHORTLIST`] plays of a roll by pubeval's linear
+///   score are valued by the net. Luck is then measured with a slightly
+///   different yardstick, the best of the shortlist, used alike for the
+///   roll thrown and the mean over rolls, so the adjustment stays unbiased
+///   (a roll's luck has mean zero for any fixed way of valuing it); the roll
+///   thrown still has every play valued, so the play chosen at 0-ply is the
+///   net's own choice;
+/// - rolls with the same pip total often reach the same board (`13/8` with
+///   41 and with 32), so each distinct board is valued once.
 #[derive(Default)]
 struct LuckPass {
     list: MoveList,
@@ -235,38 +248,71 @@ struct LuckPass {
     /// Each roll's range in `after`.
     rolls: Vec<(usize, usize)>,
     /// Per play: the game's end for the mover, or the index of its board
-    /// (opponent's side) in `boards`.
-    slot: Vec<Result<usize, Probs>>,
+    /// (opponent's side) in `boards`, or `None` when it is not valued.
+    slot: Vec<Option<Result<usize, Probs>>>,
+    /// Per play: on its roll's shortlist.
+    listed: Vec<bool>,
     boards: Vec<Position>,
     values: Vec<Probs>,
     seen: FxHashMap<Position, usize>,
+    scores: Vec<(f32, usize)>,
 }
 
 impl LuckPass {
-    fn fill<E: Evaluator + ?Sized>(&mut self, base: &E, pos: &Position) {
+    /// Values the plays of every roll; every play of `full` (the roll
+    /// thrown, when the play is chosen from this pass) is valued.
+    fn fill<E: Evaluator + ?Sized>(&mut self, base: &E, pos: &Position, full: Option<Dice>) {
         self.after.clear();
         self.rolls.clear();
         self.slot.clear();
+        self.listed.clear();
         self.boards.clear();
         self.seen.clear();
+        let race = !pos.is_contact();
         for r in Dice::all_21() {
             generate(pos, r, &mut self.list);
             let start = self.after.len();
-            for c in self.list.as_slice() {
+            let cands = self.list.as_slice();
+            let everyone = cands.len() <= LUCK_SHORTLIST;
+            if everyone {
+                self.listed.extend(std::iter::repeat_n(true, cands.len()));
+            } else {
+                self.scores.clear();
+                self.scores.extend(
+                    cands
+                        .iter()
+                        .enumerate()
+                        .map(|(i, c)| (crate::pubeval::score(&c.position, race), i)),
+                );
+                // The shortlist: highest scores, the first on ties.
+                self.scores
+                    .sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+                let first = self.listed.len();
+                self.listed.extend(std::iter::repeat_n(false, cands.len()));
+                for &(_, i) in &self.scores[..LUCK_SHORTLIST] {
+                    self.listed[first + i] = true;
+                }
+            }
+            let value_all = Some(r) == full;
+            for (i, c) in cands.iter().enumerate() {
                 self.after.push(c.position);
+                if !(value_all || self.listed[start + i]) {
+                    self.slot.push(None);
+                    continue;
+                }
                 let slot = match final_result(&c.position) {
                     Some(p) => Err(p),
                     None => {
                         let board = c.position.swapped();
                         let next = self.boards.len();
-                        let i = *self.seen.entry(board).or_insert(next);
-                        if i == next {
+                        let j = *self.seen.entry(board).or_insert(next);
+                        if j == next {
                             self.boards.push(board);
                         }
-                        Ok(i)
+                        Ok(j)
                     }
                 };
-                self.slot.push(slot);
+                self.slot.push(Some(slot));
             }
             self.rolls.push((start, self.after.len()));
         }
@@ -275,22 +321,25 @@ impl LuckPass {
         base.eval_batch(&self.boards, &mut self.values);
     }
 
-    /// The best play of roll `k` (index into `after`) and its value for
-    /// the mover.
-    fn best(&self, k: usize) -> (usize, Probs) {
+    /// The best valued play of roll `k` (index into `after`) and its value
+    /// for the mover: among the shortlist, or among every play.
+    fn best(&self, k: usize, shortlist: bool) -> (usize, Probs) {
         let (a, b) = self.rolls[k];
-        let value = |i: usize| match self.slot[i] {
-            Ok(j) => self.values[j].flipped(),
-            Err(p) => p,
-        };
-        let mut best = (a, value(a));
-        for i in a + 1..b {
-            let v = value(i);
-            if v.equity() > best.1.equity() {
-                best = (i, v);
+        let mut best: Option<(usize, Probs)> = None;
+        for i in a..b {
+            if shortlist && !self.listed[i] {
+                continue;
+            }
+            let v = match self.slot[i] {
+                Some(Ok(j)) => self.values[j].flipped(),
+                Some(Err(p)) => p,
+                None => continue,
+            };
+            if best.is_none_or(|(_, bv)| v.equity() > bv.equity()) {
+                best = Some((i, v));
             }
         }
-        best
+        best.expect("every roll has a valued play")
     }
 }
 
@@ -365,11 +414,12 @@ fn play_trial<E: Evaluator + ?Sized>(
             let mut mean_cube = 0.0f64;
             let mut thrown = [0.0f64; 5];
             let mut thrown_cube = 0.0f64;
-            scratch.fill(base, &pos);
+            let thrown_roll = dice.high_first();
+            scratch.fill(base, &pos, (s.ply == 0).then_some(thrown_roll));
             for (k, r) in Dice::all_21().enumerate() {
-                let (bi, best) = scratch.best(k);
-                if s.ply == 0 && r == dice.high_first() {
-                    played = Some(scratch.after[bi]);
+                let (_, best) = scratch.best(k, true);
+                if s.ply == 0 && r == thrown_roll {
+                    played = Some(scratch.after[scratch.best(k, false).0]);
                 }
                 let w = f64::from(r.weight()) / 36.0;
                 let cv = if s.cubeful {
