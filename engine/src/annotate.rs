@@ -914,17 +914,22 @@ mod tests {
         assert_eq!(emg(&Probs::certain(2), &money, me).unwrap(), 2.0);
     }
 
-    #[test]
-    fn a_missed_hit_is_marked_and_the_hit_named() {
-        // a leaves blots; b's 61 can hit on its 7 point (13/7* or 8/7*)
-        // but runs instead. The pip-race double values the hit's 18 pips.
-        let text = "1 point match\n Game 1\n a : 0   b : 0\n  1) 62: 24/18 13/11   61: 24/18 6/5\n";
-        let m = parse(text).unwrap();
+    /// A match file's text annotated at 0-ply by the pip-race double.
+    fn annotated(text: &str) -> Annotation {
         let settings = Settings {
             ply: 0,
             ..Settings::default()
         };
-        let a = annotate(&m, &PipRace(20.0), &settings).unwrap();
+        annotate(&parse(text).unwrap(), &PipRace(20.0), &settings).unwrap()
+    }
+
+    #[test]
+    fn a_missed_hit_is_marked_and_the_hit_named() {
+        // a leaves blots; b's 61 can hit on its 7 point (13/7* or 8/7*)
+        // but runs instead. The pip-race double values the hit's 18 pips.
+        let a = annotated(
+            "1 point match\n Game 1\n a : 0   b : 0\n  1) 62: 24/18 13/11   61: 24/18 6/5\n",
+        );
         assert_eq!(a.games, 1);
         let d = a.decisions.iter().find(|d| d.player == 1).unwrap();
         assert_eq!(d.kind, Kind::Checker);
@@ -940,13 +945,7 @@ mod tests {
 
     #[test]
     fn cube_actions_are_judged_for_doubler_and_taker() {
-        let text = "3 point match\n Game 1\n a : 0   b : 0\n  1) 62: 24/18 13/11   61: 24/18 6/5\n  2)  Doubles => 2     Drops\n      Wins 1 point\n";
-        let m = parse(text).unwrap();
-        let settings = Settings {
-            ply: 0,
-            ..Settings::default()
-        };
-        let a = annotate(&m, &PipRace(20.0), &settings).unwrap();
+        let a = annotated("3 point match\n Game 1\n a : 0   b : 0\n  1) 62: 24/18 13/11   61: 24/18 6/5\n  2)  Doubles => 2     Drops\n      Wins 1 point\n");
         let cube: Vec<&Decision> = a
             .decisions
             .iter()
@@ -981,14 +980,8 @@ mod tests {
             ("19_xgmobile_money_Ken-XGIntermediate.mat", "W+4 W+2"),
             ("20_gnubg108_charlot1-charlot2_7p.mat", "B+2R W+2 W+4 W+3R"),
         ];
-        let settings = Settings {
-            ply: 0,
-            ..Settings::default()
-        };
         for (file, want) in expected {
-            let text = std::fs::read_to_string(dir.join(file)).unwrap();
-            let m = parse(&text).unwrap();
-            let a = annotate(&m, &PipRace(20.0), &settings).unwrap();
+            let a = annotated(&std::fs::read_to_string(dir.join(file)).unwrap());
             let got: Vec<String> = a
                 .results
                 .iter()

@@ -371,7 +371,7 @@ pub fn replay(game: &Game) -> Result<Vec<Play>, MatError> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     const SAMPLE: &str = "\u{feff}; [Site \"BackgammonGalaxy\"]\n; [Crawford \"On\"]\n\n3 point match\n\n Game 1\n lasse : 0                       mojo : 0\n  1)                             32: 24/21 13/11\n  2) 31: 8/5 6/5                 54: 13/8 13/9\n  3) 66:                         Doubles => 2\n  4)  Takes                      52: Cannot Move\n  5) 43: 25/22 6/2*\n  6)  Doubles => 4                Drops\n      Wins 2 point\n";
@@ -413,28 +413,47 @@ mod tests {
         assert_eq!(m.games[0].names[1], "lasse");
     }
 
-    #[test]
-    fn every_real_file_parses_and_replays() {
+    /// The real match files with extension `ext` in shared/data/matches,
+    /// or `None` (with a message) when that folder is absent.
+    pub(crate) fn real_files(ext: &str) -> Option<Vec<std::path::PathBuf>> {
         let dir =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/matches");
         let Ok(read) = std::fs::read_dir(&dir) else {
             eprintln!("skipped: {} is absent", dir.display());
-            return;
+            return None;
         };
-        let mut n = 0;
-        for f in read.flatten() {
-            let p = f.path();
-            if p.extension().is_some_and(|e| e == "mat") {
-                let text = std::fs::read_to_string(&p).unwrap();
-                let m = parse(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-                assert!(!m.games.is_empty(), "{}", p.display());
-                for g in &m.games {
-                    let plays = replay(g).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-                    assert!(!plays.is_empty(), "{} game {}", p.display(), g.number);
-                }
-                n += 1;
+        let mut files: Vec<_> = read
+            .flatten()
+            .map(|f| f.path())
+            .filter(|p| p.extension().is_some_and(|e| e == ext))
+            .collect();
+        files.sort();
+        Some(files)
+    }
+
+    /// Parses every real file of `ext` with `parse` and replays every game.
+    pub(crate) fn replay_real_files(
+        ext: &str,
+        parse: fn(&str) -> Result<MatchFile, MatError>,
+    ) -> usize {
+        let Some(files) = real_files(ext) else {
+            return usize::MAX;
+        };
+        for p in &files {
+            let text = std::fs::read_to_string(p).unwrap();
+            let m = parse(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            assert!(!m.games.is_empty(), "{}", p.display());
+            for g in &m.games {
+                let plays = replay(g).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+                assert!(!plays.is_empty(), "{} game {}", p.display(), g.number);
             }
         }
+        files.len()
+    }
+
+    #[test]
+    fn every_real_file_parses_and_replays() {
+        let n = replay_real_files("mat", parse);
         assert!(n >= 15, "{n} files");
     }
 }

@@ -331,25 +331,7 @@ mod tests {
 
     #[test]
     fn real_sgf_files_replay() {
-        let dir =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/matches");
-        let Ok(read) = std::fs::read_dir(&dir) else {
-            eprintln!("skipped: {} is absent", dir.display());
-            return;
-        };
-        let mut n = 0;
-        for f in read.flatten() {
-            let p = f.path();
-            if p.extension().is_some_and(|e| e == "sgf") {
-                let text = std::fs::read_to_string(&p).unwrap();
-                let m = parse(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-                for g in &m.games {
-                    let plays = replay(g).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-                    assert!(!plays.is_empty(), "{} game {}", p.display(), g.number);
-                }
-                n += 1;
-            }
-        }
+        let n = crate::matfile::tests::replay_real_files("sgf", parse);
         assert!(n >= 3, "{n} files");
     }
 }

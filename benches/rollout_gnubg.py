@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Rollouts, Sheshbesh against GNU Backgammon, on 20 varied positions.
+
+Positions come from the committed move-generation fixture (gnubg's own and
+mixed play): 12 with contact, 5 races, 3 bear-offs, drawn with a fixed seed.
+Both programs roll each out cubeless at 0-ply with variance reduction and
+quasi-random dice, to the end (gnubg stops at its one-sided bear-off
+database, we at ours): gnubg 1.07 (`apt-get install gnubg`) through `gnubg
+-t` under a pseudo-terminal (`script`; without one gnubg does not print the
+results), Sheshbesh through `sheshbesh rollout --json`. Each program plays
+the rollout with its own net, so the two converge to slightly different
+values; the report gives each position's difference, its combined standard
+error, the mean difference (the nets' systematic part) and how many
+positions agree within 2 combined standard errors, before and after
+removing the mean difference.
+
+Usage: python3 benches/rollout_gnubg.py [--gnubg-trials 648] [--trials 1296]
+          [--jobs 2] [--seed 1] [--json]
+"""
+import argparse
+import concurrent.futures as cf
+import gzip
+import json
+import math
+import os
+import random
+import re
+import subprocess
+import tempfile
+
+import gnubg_nn as g
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURE = os.path.join(HERE, "..", "data", "fixtures", "movegen_gnubg.txt.gz")
+BINARY = os.path.join(HERE, "..", "target", "release", "sheshbesh")
+
+
+def kind(b):
+    """contact, race or bearoff for gnubg-nn's board (player on roll, then
+    opponent; 25 points each, index 24 the bar)."""
+    me, opp = b[1], b[0]
+    if all(c == 0 for c in me[6:]) and all(c == 0 for c in opp[6:]):
+        return "bearoff"
+    my_back = max((i for i, c in enumerate(me) if c), default=-1)
+    opp_back = max((i for i, c in enumerate(opp) if c), default=-1)
+    return "contact" if my_back + opp_back >= 24 else "race"
+
+
+def sample(seed):
+    rng = random.Random(seed)
+    with gzip.open(FIXTURE, "rt") as f:
+        ids = sorted({l.split()[1] for l in f if l.split()[0] in ("gnubg0", "mixed")})
+    rng.shuffle(ids)
+    want = {"contact": 12, "race": 5, "bearoff": 3}
+    picked = []
+    for pid in ids:
+        b = g.board_from_position_id(pid)
+        if sum(b[0]) < 3 or sum(b[1]) < 3:
+            continue
+        k = kind(b)
+        if want.get(k, 0) > 0:
+            want[k] -= 1
+            picked.append((pid, k))
+        if not any(want.values()):
+            break
+    return picked
+
+
+def gnubg_rollout(pid, trials, seed):
+    cmds = "\n".join([
+        "set player 0 human", "set player 1 human",
+        f"set rollout trials {trials}",
+        "set rollout chequerplay plies 0", "set rollout cubedecision plies 0",
+        "set rollout cubeful off", "set rollout varredn on",
+        "set rollout quasirandom on", f"set rollout seed {seed}",
+        # A money Match ID without dice: the position is rolled out before
+        # the roll, like ours.
+        "set threads 1", "new game", "set matchid cAkAAAAAAAAA",
+        f"set board {pid}", "rollout", "",
+    ])
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write(cmds)
+        path = f.name
+    try:
+        out = subprocess.run(
+            ["script", "-q", "-c", f"/usr/games/gnubg -t < {path}", "/dev/null"],
+            capture_output=True, text=True, timeout=3600,
+        ).stdout.replace("\r", "")
+    finally:
+        os.unlink(path)
+    out = out.split("Rollout done.")[-1]
+    m = re.search(r"Current Position:\n\s*([\d.]+) ([\d.]+) ([\d.]+) - ([\d.]+) ([\d.]+) ([\d.]+) CL ([+-][\d.]+)\n"
+                  r"\s*\[[\d. -]+CL\s+([\d.]+)\]", out)
+    if not m:
+        raise RuntimeError(f"{pid}: no rollout result in gnubg's output")
+    v = [float(x) for x in m.groups()]
+    return {"equity": v[6], "se": v[7], "win": v[0]}
+
+
+def ours_rollout(pid, trials, seed):
+    out = subprocess.run(
+        [BINARY, "rollout", pid, "--trials", str(trials), "--seed", str(seed),
+         "--threads", "1", "--json", "--quiet"],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    v = json.loads(out)
+    return {"equity": v["equity"], "se": v["se"]["equity"], "win": v["probs"][0]}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--gnubg-trials", type=int, default=648)
+    ap.add_argument("--trials", type=int, default=1296)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+
+    picked = sample(a.seed)
+    with cf.ThreadPoolExecutor(a.jobs) as ex:
+        theirs = list(ex.map(lambda p: gnubg_rollout(p[0], a.gnubg_trials, a.seed), picked))
+    ours = [ours_rollout(pid, a.trials, a.seed) for pid, _ in picked]
+    rows = []
+    for (pid, k), t, o in zip(picked, theirs, ours):
+        diff = o["equity"] - t["equity"]
+        se = math.hypot(o["se"], t["se"])
+        rows.append({"position_id": pid, "kind": k, "ours": o, "gnubg": t,
+                     "diff": diff, "se": se})
+    bias = sum(r["diff"] for r in rows) / len(rows)
+    within = sum(abs(r["diff"]) <= 2 * r["se"] for r in rows)
+    within_b = sum(abs(r["diff"] - bias) <= 2 * r["se"] for r in rows)
+    if a.json:
+        print(json.dumps({"rows": rows, "mean_difference": bias,
+                          "within_2se": within, "within_2se_after_bias": within_b}))
+        return
+    print(f"{'position':<16} {'kind':<8} {'ours':>16} {'gnubg':>16} {'diff':>7} {'z':>5}")
+    for r in rows:
+        z = r["diff"] / r["se"] if r["se"] else 0.0
+        print(f"{r['position_id']:<16} {r['kind']:<8} "
+              f"{r['ours']['equity']:+.3f} ± {r['ours']['se']:.3f}   "
+              f"{r['gnubg']['equity']:+.3f} ± {r['gnubg']['se']:.3f} "
+              f"{r['diff']:+.3f} {z:+5.1f}")
+    print(f"mean difference (ours - gnubg): {bias:+.4f}")
+    print(f"within 2 combined SE: {within}/{len(rows)}; "
+          f"after removing the mean difference: {within_b}/{len(rows)}")
+
+
+if __name__ == "__main__":
+    main()
