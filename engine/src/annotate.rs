@@ -689,24 +689,14 @@ fn annotate_game<E: Evaluator + ?Sized>(
                 let (best_eq, best) = best_cube(&d);
                 let loss = (best_eq - d.double_take.min(d.double_pass)).max(0.0);
                 run.push(
-                    Decision {
-                        game: game.number,
-                        move_number: move_number + 1,
-                        player: p,
-                        line: e.line,
-                        kind: Kind::Cube,
-                        position: pos,
-                        state,
-                        dice: None,
-                        played: "Double".into(),
-                        best: best.into(),
-                        equity_loss: loss,
-                        mark: Mark::of(loss, &t),
-                        alternatives: Vec::new(),
-                        played_index: None,
-                        cube: Some(three(&d, owner_of(state.cube, me) == Owner::Me)),
-                        luck: None,
-                    },
+                    cube_verdict(
+                        (game.number, move_number + 1, p, e.line),
+                        (pos, state),
+                        ("Double", best),
+                        loss,
+                        &t,
+                        three(&d, owner_of(state.cube, me) == Owner::Me),
+                    ),
                     true,
                 );
                 pending = Some((p, pos, state, d));
@@ -724,27 +714,17 @@ fn annotate_game<E: Evaluator + ?Sized>(
                 dstate.doubled = true;
                 dstate.turn = Player::from_bit(p as u32);
                 run.push(
-                    Decision {
-                        game: game.number,
-                        move_number: move_number + 1,
-                        player: p,
-                        line: e.line,
-                        kind: Kind::Cube,
-                        position: dpos,
-                        state: dstate,
-                        dice: None,
-                        played: if took { "Take" } else { "Pass" }.into(),
-                        best: if take_eq >= pass_eq { "Take" } else { "Pass" }.into(),
-                        equity_loss: loss,
-                        mark: Mark::of(loss, &t),
-                        alternatives: Vec::new(),
-                        played_index: None,
-                        cube: Some(three(
-                            &d,
-                            owner_of(dstate.cube, dstate.on_roll) == Owner::Me,
-                        )),
-                        luck: None,
-                    },
+                    cube_verdict(
+                        (game.number, move_number + 1, p, e.line),
+                        (dpos, dstate),
+                        (
+                            if took { "Take" } else { "Pass" },
+                            if take_eq >= pass_eq { "Take" } else { "Pass" },
+                        ),
+                        loss,
+                        &t,
+                        three(&d, owner_of(dstate.cube, dstate.on_roll) == Owner::Me),
+                    ),
                     true,
                 );
                 if !took {
@@ -773,24 +753,14 @@ fn annotate_game<E: Evaluator + ?Sized>(
                     let loss = (best_eq - d.no_double).max(0.0);
                     let counted = close(&d);
                     run.push(
-                        Decision {
-                            game: game.number,
-                            move_number,
-                            player: p,
-                            line: e.line,
-                            kind: Kind::Cube,
-                            position: pos,
-                            state,
-                            dice: None,
-                            played: "No double".into(),
-                            best: best.into(),
-                            equity_loss: loss,
-                            mark: Mark::of(loss, &t),
-                            alternatives: Vec::new(),
-                            played_index: None,
-                            cube: Some(three(&d, owner_of(state.cube, me) == Owner::Me)),
-                            luck: None,
-                        },
+                        cube_verdict(
+                            (game.number, move_number, p, e.line),
+                            (pos, state),
+                            ("No double", best),
+                            loss,
+                            &t,
+                            three(&d, owner_of(state.cube, me) == Owner::Me),
+                        ),
                         counted,
                     );
                 }
@@ -865,6 +835,36 @@ fn annotate_game<E: Evaluator + ?Sized>(
         }
     }
     Ok(())
+}
+
+/// A cube decision's record: (game, move number, player, line), the
+/// board and state it was taken in, (played, best), its loss.
+fn cube_verdict(
+    (game, move_number, player, line): (u32, u32, usize, usize),
+    (position, state): (Position, MatchState),
+    (played, best): (&str, &str),
+    loss: f32,
+    t: &Thresholds,
+    cube: Decision3,
+) -> Decision {
+    Decision {
+        game,
+        move_number,
+        player,
+        line,
+        kind: Kind::Cube,
+        position,
+        state,
+        dice: None,
+        played: played.into(),
+        best: best.into(),
+        equity_loss: loss,
+        mark: Mark::of(loss, t),
+        alternatives: Vec::new(),
+        played_index: None,
+        cube: Some(cube),
+        luck: None,
+    }
 }
 
 fn three(d: &cube::Decision, redouble: bool) -> Decision3 {
