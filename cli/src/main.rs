@@ -8,12 +8,15 @@ mod analysis;
 mod annotate_cmd;
 mod board;
 mod commands;
+mod external;
 mod input;
 mod met_cmd;
 mod nets;
+mod protocol;
 mod rollout_cmd;
 mod svg;
 mod train_cmd;
+mod ubgi;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -140,6 +143,14 @@ enum Command {
     /// to resume after an interruption; `--average` folds late checkpoints
     /// into one; pass the result to any command with `--weights`.
     Train(train_cmd::TrainArgs),
+    /// Speak the Universal Backgammon Interface (UBGI) on stdin/stdout: send
+    /// `ubgi`, then FIBS board strings or XGIDs; each is answered with the
+    /// best action (a move as from/to pairs, double/roll, take/drop).
+    Ubgi(ubgi::UbgiArgs),
+    /// Play as gnubg's external player: listen on a TCP port for FIBS board
+    /// strings and answer moves, cube actions and resignation replies. In
+    /// gnubg: `set player 0 external 127.0.0.1:PORT`.
+    External(external::ExternalArgs),
 }
 
 fn main() -> ExitCode {
@@ -157,6 +168,8 @@ fn main() -> ExitCode {
         } => commands::moves(position.as_deref(), dice.as_deref(), out),
         Command::Bench { depth, json } => commands::bench(depth, json),
         Command::Train(args) => train_cmd::run(args),
+        Command::Ubgi(args) => ubgi::run(args),
+        Command::External(args) => external::run(args),
         Command::Cube {
             position,
             ply,

@@ -14,6 +14,7 @@
 //! assert_eq!(position_id::encode(&start), "4HPwATDgc/ABMA");
 //! ```
 
+pub mod agent;
 pub mod annotate;
 pub mod bearoff;
 pub mod cube;

@@ -170,6 +170,19 @@ fn point_name(i: u8) -> String {
     }
 }
 
+impl Move {
+    /// Every step written out as numbers, `8/5 6/5`, `25/22 6/0`: the plain
+    /// form engine protocols exchange (UBGI, gnubg's external player; bar
+    /// 25, off 0, no hit marks, no `(2)`). The pass is the empty string.
+    pub fn steps_text(&self) -> String {
+        let parts: Vec<String> = self
+            .steps()
+            .map(|s| format!("{}/{}", s.from, s.to))
+            .collect();
+        parts.join(" ")
+    }
+}
+
 impl fmt::Display for Move {
     /// gnubg notation: `24/18 13/11`, `bar/22*`, `6/off`, `8/5(2)`, `24/18*/13`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -229,5 +242,8 @@ mod tests {
         ]);
         assert_eq!(m.to_string(), "24/12(2)");
         assert_eq!(Move::EMPTY.to_string(), "");
+        assert_eq!(m.steps_text(), "24/18 24/18 18/12 18/12");
+        let m = Move::from_steps(&[st(25, 22, true), st(6, 0, false)]);
+        assert_eq!(m.steps_text(), "25/22 6/0");
     }
 }

@@ -1,0 +1,248 @@
+//! `sheshbesh external`: answers gnubg's external-player protocol on a TCP
+//! socket, so gnubg can play against Sheshbesh in its own program
+//! (`set player 0 external 127.0.0.1:PORT`).
+//!
+//! gnubg connects as the client and sends one line per decision: a FIBS
+//! board string (`shared/FORMATS.md` §3), optionally followed by session
+//! options (`jacobyrule on|off`, `crawfordrule on|off`, `beavers on|off`,
+//! `resignation N`). Each line gets one line back: a move in FIBS numbers
+//! from the mover's side with a trailing space (`8/5 6/5 `, bar 25, off 0),
+//! `double` or `roll` when no dice are on the board, `take`, `drop` or
+//! `beaver` when a double is pending, `accept` or `reject` for a
+//! resignation. `evaluation fibsboard BOARD [plies N] [cubeful|cubeless]`
+//! answers the five probabilities and the equity (MWC in match play) like
+//! gnubg's own server; `version` answers four lines; `exit`/`quit` close the
+//! connection. A line that cannot be read answers `Error (...)`, the prefix
+//! gnubg recognises. gnubg writes a NUL after each newline; NULs are
+//! ignored. One client at a time; after it leaves the next is accepted.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+
+use anyhow::{anyhow, bail, Context, Result};
+use sheshbesh_engine::agent::Agent;
+use sheshbesh_engine::annotate::{cube_decision, emg};
+use sheshbesh_engine::evaluator::NetEvaluator;
+use sheshbesh_engine::met::Met;
+use sheshbesh_engine::Player;
+
+use crate::protocol::{answer, read_board, Board};
+
+/// Options of `sheshbesh external`.
+#[derive(clap::Args, Debug)]
+pub struct ExternalArgs {
+    /// Address to listen on, HOST:PORT (port 0 picks a free one; the address
+    /// is printed on stdout once listening).
+    #[arg(long, default_value = "127.0.0.1:4242")]
+    pub listen: String,
+    /// Search depth of every decision.
+    #[arg(long, default_value_t = 1)]
+    pub ply: u32,
+    /// Stop after the first client disconnects.
+    #[arg(long)]
+    pub once: bool,
+    /// Append every line received and answered to this file.
+    #[arg(long)]
+    pub log: Option<PathBuf>,
+    /// Weights file instead of the shipped weights.
+    #[arg(long)]
+    pub weights: Option<PathBuf>,
+}
+
+/// Listens and serves clients until interrupted (or after one, `--once`).
+pub fn run(args: ExternalArgs) -> Result<()> {
+    let ev = crate::nets::load(args.weights.as_deref())?;
+    let listener = TcpListener::bind(&args.listen)
+        .with_context(|| format!("bad --listen \"{}\": cannot bind", args.listen))?;
+    println!("listening on {}", listener.local_addr()?);
+    std::io::stdout().flush()?;
+    let mut log = match &args.log {
+        Some(p) => Some(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)
+                .with_context(|| format!("cannot open log {}", p.display()))?,
+        ),
+        None => None,
+    };
+    for stream in listener.incoming() {
+        let stream = stream?;
+        if let Err(e) = serve(&ev, args.ply, stream, log.as_mut()) {
+            eprintln!("sheshbesh external: connection ended: {e:#}");
+        }
+        if args.once {
+            break;
+        }
+    }
+    Ok(())
+}
+
+fn serve(
+    ev: &NetEvaluator,
+    ply: u32,
+    stream: TcpStream,
+    mut log: Option<&mut std::fs::File>,
+) -> Result<()> {
+    let mut writer = stream.try_clone()?;
+    let mut reader = BufReader::new(stream);
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        if reader.read_until(b'\n', &mut buf)? == 0 {
+            return Ok(());
+        }
+        let line: String = String::from_utf8_lossy(&buf)
+            .chars()
+            .filter(|&c| c != '\0')
+            .collect();
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let lower = line.to_ascii_lowercase();
+        if lower == "exit" || lower == "quit" {
+            return Ok(());
+        }
+        let reply = match respond(ev, ply, line) {
+            Ok(r) => r,
+            Err(e) => format!("Error ({e:#})"),
+        };
+        if let Some(f) = log.as_deref_mut() {
+            writeln!(f, "> {line}\n< {reply}")?;
+        }
+        writer.write_all(reply.as_bytes())?;
+        writer.write_all(b"\n")?;
+        writer.flush()?;
+    }
+}
+
+/// The reply to one line.
+fn respond(ev: &NetEvaluator, ply: u32, line: &str) -> Result<String> {
+    let lower = line.to_ascii_lowercase();
+    if lower == "version" {
+        return Ok(format!(
+            "Interface: 2\nRFBF: 0\nEngine: Sheshbesh {v}\nSoftware: Sheshbesh {v}",
+            v = env!("CARGO_PKG_VERSION")
+        ));
+    }
+    if lower.starts_with("set ") || lower == "help" {
+        return Ok("OK".into());
+    }
+    if let Some(rest) = lower.strip_prefix("evaluation") {
+        let rest = rest.trim_start();
+        let rest = rest
+            .strip_prefix("fibsboard")
+            .ok_or_else(|| anyhow!("expected \"evaluation fibsboard board:...\""))?;
+        // Keep the original case of the board (player names).
+        let offset = line.len() - rest.len();
+        return evaluation(ev, ply, &line[offset..]);
+    }
+    if !line.starts_with("board:") {
+        bail!("unknown command \"{line}\"");
+    }
+    let (board, _) = board_with_options(line)?;
+    let reply = answer(&Agent::new(ev, ply), &board)?;
+    // gnubg's own replies to a move end with a space.
+    Ok(
+        if board.state.dice.is_some() && !board.state.doubled && board.state.resignation == 0 {
+            format!("{reply} ")
+        } else {
+            reply
+        },
+    )
+}
+
+/// A board string and the words after it: session options, and for
+/// `evaluation` its `plies N` and `cubeful`.
+fn board_with_options(text: &str) -> Result<(Board, Options)> {
+    let mut words = text.split_whitespace();
+    let first = words.next().ok_or_else(|| anyhow!("empty line"))?;
+    let mut board = read_board(first)?;
+    let mut opts = Options::default();
+    let on_off = |w: Option<&str>, name: &str| -> Result<bool> {
+        match w.map(str::to_ascii_lowercase).as_deref() {
+            Some("on") => Ok(true),
+            Some("off") => Ok(false),
+            other => bail!("{name}: expected on or off, got {other:?}"),
+        }
+    };
+    while let Some(w) = words.next() {
+        match w.to_ascii_lowercase().as_str() {
+            "jacobyrule" => board.state.jacoby = on_off(words.next(), w)? && board.state.is_money(),
+            "beavers" => board.state.beavers = on_off(words.next(), w)? && board.state.is_money(),
+            "crawfordrule" => {
+                if !on_off(words.next(), w)? {
+                    board.state.crawford = false;
+                }
+            }
+            "resignation" => {
+                let n: u8 = words
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .filter(|n| (1..=3).contains(n))
+                    .ok_or_else(|| anyhow!("resignation: expected 1, 2 or 3"))?;
+                // Offered by the opponent; "You" (player 1) answers.
+                board.state.resignation = n;
+                board.state.turn = Player::One;
+            }
+            "plies" => {
+                opts.plies = Some(
+                    words
+                        .next()
+                        .and_then(|n| n.parse().ok())
+                        .filter(|&n| n <= 4)
+                        .ok_or_else(|| anyhow!("plies: expected 0 to 4"))?,
+                );
+            }
+            "cubeful" => opts.cubeful = true,
+            "cubeless" => opts.cubeful = false,
+            "noise" => {
+                words.next();
+            }
+            "prune" | "deterministic" => {}
+            other => bail!("unknown option \"{other}\""),
+        }
+    }
+    Ok((board, opts))
+}
+
+#[derive(Default)]
+struct Options {
+    plies: Option<u32>,
+    cubeful: bool,
+}
+
+/// `evaluation fibsboard`: probabilities for the player on roll and the
+/// equity, as MWC in match play.
+fn evaluation(ev: &NetEvaluator, ply: u32, text: &str) -> Result<String> {
+    let (board, opts) = board_with_options(text)?;
+    let ply = opts.plies.unwrap_or(ply);
+    let agent = Agent::new(ev, ply);
+    let p = agent.probs(&board.position);
+    let s = &board.state;
+    let me = s.on_roll;
+    let equity = if opts.cubeful {
+        let (_, d) = cube_decision(ev, &board.position, s, ply)?;
+        let on_roll = d.no_double.max(d.double_take.min(d.double_pass));
+        if s.may_double(me) {
+            on_roll
+        } else {
+            d.no_double
+        }
+    } else {
+        emg(&p, s, me)?
+    };
+    let e = if s.is_money() {
+        equity
+    } else {
+        let met = Met::kazaross_xg2();
+        let score = sheshbesh_engine::annotate::score_of(s, me);
+        let c = i32::try_from(s.cube.value()).unwrap_or(i32::MAX / 4);
+        let (w1, l1) = (met.after(score, c)?, met.after(score, -c)?);
+        (equity * (w1 - l1) + w1 + l1) / 2.0
+    };
+    let [a, b, c, d, f] = p.0;
+    Ok(format!("{a:.6} {b:.6} {c:.6} {d:.6} {f:.6} {e:.6}"))
+}

@@ -1,0 +1,79 @@
+//! `sheshbesh ubgi`: the Universal Backgammon Interface (draft 0.01,
+//! oysteijo/Universal-Backgammon-Interface) on stdin and stdout.
+//!
+//! The UI starts the engine and sends `ubgi`; the engine loads its net only
+//! then and answers `id name`, `id author`, `id version` and `readyok`. A
+//! FIBS board string or an XGID is answered with the best action: a move as
+//! from/to pairs (`8/5 6/5`, bar 25, off 0, doubles written out), `double`
+//! or `roll`, `take`, `drop` or `beaver`, or a blank line when no play is
+//! legal. `isready` answers `readyok`; `stop` has nothing to stop (every
+//! answer is computed before the next line is read); `quit` ends. Anything
+//! else, and a position that cannot be read, answers `sorry` (the reason
+//! goes to stderr).
+
+use std::io::{BufRead, Write};
+
+use anyhow::Result;
+use sheshbesh_engine::agent::Agent;
+
+use crate::protocol::{answer, read_board};
+
+/// Options of `sheshbesh ubgi`.
+#[derive(clap::Args, Debug)]
+pub struct UbgiArgs {
+    /// Search depth of every decision.
+    #[arg(long, default_value_t = 1)]
+    pub ply: u32,
+    /// Weights file instead of the shipped weights.
+    #[arg(long)]
+    pub weights: Option<std::path::PathBuf>,
+}
+
+/// Runs the protocol until `quit` or the end of input.
+pub fn run(args: UbgiArgs) -> Result<()> {
+    let stdin = std::io::stdin();
+    let mut out = std::io::stdout().lock();
+    let mut ev = None;
+    for line in stdin.lock().lines() {
+        let line = line?;
+        let cmd = line.trim();
+        match cmd {
+            "" => continue,
+            "ubgi" => {
+                if ev.is_none() {
+                    match crate::nets::load(args.weights.as_deref()) {
+                        Ok(e) => ev = Some(e),
+                        Err(e) => {
+                            eprintln!("sheshbesh ubgi: {e:#}");
+                            writeln!(out, "sorry")?;
+                            out.flush()?;
+                            continue;
+                        }
+                    }
+                }
+                writeln!(out, "id name Sheshbesh")?;
+                writeln!(out, "id author the Sheshbesh developers")?;
+                writeln!(out, "id version {}", env!("CARGO_PKG_VERSION"))?;
+                writeln!(out, "readyok")?;
+            }
+            "isready" => writeln!(out, "readyok")?,
+            "stop" => {}
+            "quit" => break,
+            _ => {
+                let reply = match &ev {
+                    None => Err(anyhow::anyhow!("send \"ubgi\" first")),
+                    Some(e) => read_board(cmd).and_then(|b| answer(&Agent::new(e, args.ply), &b)),
+                };
+                match reply {
+                    Ok(r) => writeln!(out, "{r}")?,
+                    Err(e) => {
+                        eprintln!("sheshbesh ubgi: {e:#}");
+                        writeln!(out, "sorry")?;
+                    }
+                }
+            }
+        }
+        out.flush()?;
+    }
+    Ok(())
+}
