@@ -44,8 +44,43 @@ fn half_row(pos: &Position, points: &[usize], bar: u8, bar_mark: char, row: usiz
     s
 }
 
+/// Names and the status line of a drawing.
+pub struct Labels {
+    /// The bottom player (X), whose side `pos` is seen from.
+    pub x: String,
+    /// The top player (O).
+    pub o: String,
+    /// The line beside the bottom row (who rolled what).
+    pub status: String,
+}
+
 /// Draws the board with pip counts, cube and score.
 pub fn draw(pos: &Position, state: &MatchState, home_left: bool) -> String {
+    let status = match state.dice {
+        Some(d) => format!("X rolled {d}"),
+        None => "X on roll".to_string(),
+    };
+    draw_labelled(
+        pos,
+        state,
+        state.on_roll,
+        home_left,
+        &Labels {
+            x: "X".into(),
+            o: "O".into(),
+            status,
+        },
+    )
+}
+
+/// Draws `pos` from `viewer`'s side (X, at the bottom), with names and a status line.
+pub fn draw_labelled(
+    pos: &Position,
+    state: &MatchState,
+    viewer: Player,
+    home_left: bool,
+    labels: &Labels,
+) -> String {
     let (top, bottom): (Vec<usize>, Vec<usize>) = if home_left {
         ((13..=24).rev().collect(), (1..=12).collect())
     } else {
@@ -64,25 +99,37 @@ pub fn draw(pos: &Position, state: &MatchState, home_left: bool) -> String {
     };
     let (pips_me, pips_opp) = pos.pips();
     let money = state.length == 0;
-    let me_player = state.on_roll;
+    let me_player = viewer;
     let score = |p: Player| state.score[p.index()];
     let cube_line = match state.cube.owner {
         _ if state.crawford => "Cube: none (Crawford game)".to_string(),
         None => format!("Cube: {} (centred)", state.cube.value()),
-        Some(p) if p == me_player => format!("Cube: {} (owned by X)", state.cube.value()),
-        Some(_) => format!("Cube: {} (owned by O)", state.cube.value()),
+        Some(p) if p == me_player => {
+            format!("Cube: {} (owned by {})", state.cube.value(), labels.x)
+        }
+        Some(_) => format!("Cube: {} (owned by {})", state.cube.value(), labels.o),
     };
     let mut out = Vec::new();
     out.push(format!(
         " Position ID: {}   Match ID: {}",
-        position_id::encode(pos),
+        position_id::encode(&if viewer == state.on_roll {
+            *pos
+        } else {
+            pos.swapped()
+        }),
         match_id::encode(state)
     ));
     let side = |mark: char, pips: u32, off: u8, p: Player| {
-        if money {
-            format!("{mark}: pips {pips}, off {off}")
+        let name = if mark == 'X' { &labels.x } else { &labels.o };
+        let who = if name.len() == 1 {
+            format!("{mark}")
         } else {
-            format!("{mark}: pips {pips}, off {off}, score {}", score(p))
+            format!("{mark} {name}")
+        };
+        if money {
+            format!("{who}: pips {pips}, off {off}")
+        } else {
+            format!("{who}: pips {pips}, off {off}, score {}", score(p))
         }
     };
     out.push(format!(
@@ -101,11 +148,7 @@ pub fn draw(pos: &Position, state: &MatchState, home_left: bool) -> String {
     for row in (0..ROWS).rev() {
         let mut s = half_row(pos, &bottom, pos.me.bar(), 'X', row);
         if row == 0 {
-            if let Some(d) = state.dice {
-                s.push_str(&format!("     X rolled {d}"));
-            } else {
-                s.push_str("     X on roll");
-            }
+            s.push_str(&format!("     {}", labels.status));
         }
         out.push(s);
     }

@@ -7,16 +7,20 @@
 mod analysis;
 mod annotate_cmd;
 mod board;
+mod chouette_cmd;
 mod commands;
 mod external;
 mod input;
 mod met_cmd;
 mod nets;
+mod play;
 mod protocol;
 mod rollout_cmd;
 mod svg;
 mod train_cmd;
 mod ubgi;
+mod verify_cmd;
+mod words;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -151,6 +155,21 @@ enum Command {
     /// strings and answer moves, cube actions and resignation replies. In
     /// gnubg: `set player 0 external 127.0.0.1:PORT`.
     External(external::ExternalArgs),
+    /// Play in the terminal: against the engine or two people at one
+    /// keyboard, money or a match, with every rule option, hints, undo, and
+    /// verifiable dice; the session is saved as a .mat file.
+    ///
+    /// Before play the SHA-256 commitment of the secret dice seed is
+    /// printed; after it, the seed, so that `sheshbesh verify` can check
+    /// every roll. With `--chouette N`, N players (3 or more) play a
+    /// chouette: the box against a team with a captain, the team doubling
+    /// only by consent, each member taking or dropping the box's doubles for
+    /// itself, settlements after each game.
+    Play(play::PlayArgs),
+    /// Check verifiable dice: that SEED hashes to COMMITMENT and, given a
+    /// .mat file saved by `play`, that every roll in it follows from the
+    /// seed (exit status 1 when anything differs).
+    Verify(verify_cmd::VerifyArgs),
 }
 
 fn main() -> ExitCode {
@@ -170,6 +189,12 @@ fn main() -> ExitCode {
         Command::Train(args) => train_cmd::run(args),
         Command::Ubgi(args) => ubgi::run(args),
         Command::External(args) => external::run(args),
+        Command::Play(args) => play::run(args),
+        Command::Verify(args) => match verify_cmd::run(args) {
+            Ok(true) => Ok(()),
+            Ok(false) => return ExitCode::from(1),
+            Err(e) => Err(e),
+        },
         Command::Cube {
             position,
             ply,

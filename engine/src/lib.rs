@@ -17,6 +17,7 @@
 pub mod agent;
 pub mod annotate;
 pub mod bearoff;
+pub mod chouette;
 pub mod cube;
 pub mod cubeful;
 pub mod dice;
@@ -42,7 +43,9 @@ pub mod pubeval;
 pub mod rollout;
 pub mod rules;
 pub mod search;
+pub mod session;
 pub mod sgf;
+pub mod verifiable_dice;
 pub mod weights;
 pub mod xgid;
 

@@ -1,0 +1,67 @@
+//! The game's words in English, and with `--lang he` the Hebrew words
+//! players use beside them (from the rules' sources in `shared/seeds/`).
+
+/// The language of reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Default)]
+pub enum Lang {
+    /// English terms only.
+    #[default]
+    En,
+    /// English terms with the Hebrew words beside them.
+    He,
+}
+
+impl Lang {
+    fn with(self, en: &str, he: &str) -> String {
+        match self {
+            Lang::En => en.to_string(),
+            Lang::He => format!("{en} ({he})"),
+        }
+    }
+
+    /// A win of one kind: "single game", "gammon", "backgammon".
+    pub fn win(self, kind: sheshbesh_engine::rules::WinKind) -> String {
+        use sheshbesh_engine::rules::WinKind::*;
+        match kind {
+            Single => "single game".to_string(),
+            Gammon => self.with("gammon", "mars, מארס"),
+            Backgammon => self.with("backgammon", "Turkish mars, מארס טורקי"),
+        }
+    }
+
+    /// A roll, with its name where it has one (6-5 is shesh-besh; 6-6 and
+    /// 5-5 have Arabic and Turkish names).
+    pub fn roll(self, d: sheshbesh_engine::Dice) -> String {
+        let plain = d.to_string();
+        if self == Lang::En {
+            return plain;
+        }
+        match (d.high(), d.low()) {
+            (6, 5) => format!("{plain} (shesh-besh, שש-בש)"),
+            (6, 6) => format!("{plain} (dush, דוּש; düşeş)"),
+            (5, 5) => format!("{plain} (dabash, דַבַּש; dübeş)"),
+            (a, b) if a == b => format!("{plain} (a double, דאבל)"),
+            _ => plain,
+        }
+    }
+
+    /// The call when a checker is hit.
+    pub fn hit(self) -> String {
+        self.with("hit", "akhalti lekha, אכלתי לך")
+    }
+
+    /// Offering the cube.
+    pub fn double(self) -> String {
+        self.with("doubles", "הכפלה")
+    }
+
+    /// Accepting the cube.
+    pub fn take(self) -> String {
+        self.with("takes", "קבלה")
+    }
+
+    /// Refusing the cube.
+    pub fn drop(self) -> String {
+        self.with("passes", "ויתור")
+    }
+}
