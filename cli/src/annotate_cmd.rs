@@ -57,6 +57,10 @@ pub struct AnnotateArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// Show the Hebrew words of the game beside the English ones in the
+    /// text report (mars, Turkish mars).
+    #[arg(long, value_enum, default_value_t = crate::words::Lang::En)]
+    pub lang: crate::words::Lang,
     /// Weights file instead of the shipped weights.
     #[arg(long)]
     pub weights: Option<PathBuf>,
@@ -173,7 +177,7 @@ pub fn run(ev: &NetEvaluator, a: AnnotateArgs) -> Result<bool> {
     } else {
         let o = &outcomes[0];
         match &o.result {
-            Ok(ann) => print!("{}", text(&o.path, ann, a.ply)),
+            Ok(ann) => print!("{}", text(&o.path, ann, a.ply, a.lang)),
             Err(e) => bail!("{}: {e}", o.path.display()),
         }
     }
@@ -286,7 +290,7 @@ fn json_of(o: &Outcome, ply: u32) -> Value {
 }
 
 /// The match as text: every analysed decision, marked ones commented.
-fn text(path: &Path, ann: &Annotation, ply: u32) -> String {
+fn text(path: &Path, ann: &Annotation, ply: u32, lang: crate::words::Lang) -> String {
     let mut s = String::new();
     let kind = if ann.length == 0 {
         "money session".to_string()
@@ -343,12 +347,12 @@ fn text(path: &Path, ann: &Annotation, ply: u32) -> String {
         };
         let _ = writeln!(
             s,
-            "Game {}: {} wins {} point{} ({}{how})",
+            "Game {}: {} wins {} point{}: {}{how}",
             r.game,
             name_of(ann, r.winner),
             r.points,
             if r.points == 1 { "" } else { "s" },
-            kind_of_win(r.kind)
+            lang.win(r.kind)
         );
     }
     s.push('\n');

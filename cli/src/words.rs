@@ -65,3 +65,24 @@ impl Lang {
         self.with("passes", "ויתור")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sheshbesh_engine::rules::WinKind;
+    use sheshbesh_engine::Dice;
+
+    #[test]
+    fn hebrew_words_beside_english() {
+        assert_eq!(Lang::En.win(WinKind::Gammon), "gammon");
+        assert_eq!(Lang::He.win(WinKind::Gammon), "gammon (mars, מארס)");
+        assert!(Lang::He.win(WinKind::Backgammon).contains("מארס טורקי"));
+        assert!(Lang::He.roll(Dice::new(6, 6).unwrap()).contains("dush"));
+        assert!(Lang::He.roll(Dice::new(5, 5).unwrap()).contains("dabash"));
+        assert!(Lang::He
+            .roll(Dice::new(6, 5).unwrap())
+            .contains("shesh-besh"));
+        assert_eq!(Lang::He.roll(Dice::new(3, 1).unwrap()), "31");
+        assert_eq!(Lang::En.roll(Dice::new(6, 6).unwrap()), "66");
+    }
+}

@@ -545,3 +545,82 @@ fn annotate_every_real_match_file() {
     }
     assert!(n >= 20, "{n} match files");
 }
+
+#[test]
+fn play_engine_against_engine_finishes_a_match_in_hebrew_words() {
+    let dir = std::env::temp_dir().join(format!("sheshbesh-cli-play-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mat = dir.join("m.mat");
+    let seed = "0123456789abcdef".repeat(4);
+    let out = Command::new(env!("CARGO_BIN_EXE_sheshbesh"))
+        .args([
+            "play",
+            "--players",
+            "engine,engine",
+            "--match",
+            "3",
+            "--level",
+            "beginner",
+            "--lang",
+            "he",
+            "--israeli",
+            "--seed",
+            &seed,
+            "--save",
+            mat.to_str().unwrap(),
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("wins the match"), "{text}");
+    assert!(text.contains("אכלתי לך") || text.contains("מארס"), "{text}");
+    let file = std::fs::read_to_string(&mat).unwrap();
+    assert!(file.contains("; [Israeli \"On\"]"));
+    // Replaying the same seed gives the same match.
+    let again = Command::new(env!("CARGO_BIN_EXE_sheshbesh"))
+        .args([
+            "play",
+            "--players",
+            "engine,engine",
+            "--match",
+            "3",
+            "--level",
+            "beginner",
+            "--israeli",
+            "--seed",
+            &seed,
+            "--save",
+            dir.join("m2.mat").to_str().unwrap(),
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(again.status.success());
+    assert_eq!(std::fs::read_to_string(dir.join("m2.mat")).unwrap(), file);
+    // verify: the right seed passes, a wrong commitment fails (status 1), a
+    // malformed seed is bad input (status 2).
+    let commitment = file
+        .lines()
+        .find_map(|l| l.strip_prefix("; [DiceCommitment \""))
+        .and_then(|l| l.strip_suffix("\"]"))
+        .unwrap()
+        .to_string();
+    let (code, out, _) = sheshbesh(&[
+        "verify",
+        &seed,
+        &commitment,
+        mat.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["rolls_checked"].as_u64().unwrap() > 20);
+    let (code, _, _) = sheshbesh(&["verify", &seed, &"0".repeat(64)]);
+    assert_eq!(code, 1);
+    let (code, _, err) = sheshbesh(&["verify", "xyz", &commitment]);
+    assert_eq!(code, 2);
+    assert!(err.contains("bad seed"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
