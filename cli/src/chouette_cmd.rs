@@ -209,6 +209,19 @@ fn ask_yes<R: BufRead, W: Write>(c: &mut Console<R, W>, q: &str) -> Result<Optio
     }
 }
 
+/// A yes/no decision of a seat: the engine's answer, or the person's.
+fn decide<R: BufRead, W: Write>(
+    c: &mut Console<R, W>,
+    seat: Seat,
+    engine: bool,
+    question: &str,
+) -> Result<Option<bool>> {
+    match seat {
+        Seat::Engine => Ok(Some(engine)),
+        Seat::Human => ask_yes(c, question),
+    }
+}
+
 /// Plays one game; `None` when the players quit.
 /// Who sits where for one game.
 struct Table<'a> {
@@ -239,14 +252,17 @@ fn play_game<R: BufRead, W: Write>(
                 let st = *session.state();
                 let wants = if !may_double {
                     false
-                } else if seats[seat_of(player)] == Seat::Engine {
-                    agent.should_double(&pos, &st)?
                 } else {
-                    c.say(&draw(session, player))?;
-                    match ask_yes(c, &format!("{}: double? (yes/no)", names[seat_of(player)]))? {
-                        None => return Ok(None),
-                        Some(b) => b,
+                    let seat = seats[seat_of(player)];
+                    if seat == Seat::Human {
+                        c.say(&draw(session, player))?;
                     }
+                    let engine = seat == Seat::Engine && agent.should_double(&pos, &st)?;
+                    let q = format!("{}: double? (yes/no)", names[seat_of(player)]);
+                    let Some(b) = decide(c, seat, engine, &q)? else {
+                        return Ok(None);
+                    };
+                    b
                 };
                 if wants && player == Player::Zero {
                     // The box doubles: every member answers for itself.
@@ -295,13 +311,10 @@ fn play_game<R: BufRead, W: Write>(
                         if m == team_ix {
                             continue;
                         }
-                        let agree = if seats[m] == Seat::Engine {
-                            agent.should_double(&pos, &st)?
-                        } else {
-                            match ask_yes(c, &format!("{}: agree to double the box?", names[m]))? {
-                                None => return Ok(None),
-                                Some(b) => b,
-                            }
+                        let q = format!("{}: agree to double the box?", names[m]);
+                        let engine = agent.should_double(&pos, &st)?;
+                        let Some(agree) = decide(c, seats[m], engine, &q)? else {
+                            return Ok(None);
                         };
                         c.say(&format!(
                             "  {} {}.",
@@ -313,17 +326,14 @@ fn play_game<R: BufRead, W: Write>(
                     if all {
                         c.say("The team doubles the box.")?;
                         session.double().map_err(anyhow::Error::msg)?;
-                        let box_takes = if seats[box_ix] == Seat::Engine {
-                            let r = agent.answer_double(
-                                &session.decision_position(),
-                                &session.decision_state(),
-                            )?;
-                            r != CubeReply::Drop
-                        } else {
-                            match ask_yes(c, &format!("{}: take? (yes/no)", names[box_ix]))? {
-                                None => return Ok(None),
-                                Some(b) => b,
-                            }
+                        let r = agent.answer_double(
+                            &session.decision_position(),
+                            &session.decision_state(),
+                        )?;
+                        let q = format!("{}: take? (yes/no)", names[box_ix]);
+                        let Some(box_takes) = decide(c, seats[box_ix], r != CubeReply::Drop, &q)?
+                        else {
+                            return Ok(None);
                         };
                         c.say(&format!(
                             "  {} {}.",

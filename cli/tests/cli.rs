@@ -624,3 +624,60 @@ fn play_engine_against_engine_finishes_a_match_in_hebrew_words() {
     assert!(err.contains("bad seed"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_chouette_with_a_person_in_a_seat_settles_a_game() {
+    let dir = std::env::temp_dir().join(format!("sheshbesh-cli-chouette-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mat = dir.join("c.mat");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sheshbesh"))
+        .args([
+            "play",
+            "--chouette",
+            "3",
+            "--players",
+            "human,engine,engine",
+            "--names",
+            "ann,ben,cy",
+            "--games",
+            "1",
+            "--level",
+            "intermediate",
+            "--seed",
+            &"42".repeat(32),
+            "--save",
+            mat.to_str().unwrap(),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Whatever is asked, this answers it within three lines: a hinted play
+    // and its confirmation, or "no".
+    let script = "=1\n\nn\n".repeat(400);
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("=== Chouette game 1:"), "{text}");
+    let table: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.contains("game  session"))
+        .skip(1)
+        .take(3)
+        .collect();
+    assert_eq!(table.len(), 3, "{text}");
+    let sum: i64 = table
+        .iter()
+        .map(|l| l.split_whitespace().nth(1).unwrap().parse::<i64>().unwrap())
+        .sum();
+    assert_eq!(sum, 0, "{text}");
+    let file = std::fs::read_to_string(&mat).unwrap();
+    assert!(file.contains(" Game 1"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

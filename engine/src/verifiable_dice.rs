@@ -188,6 +188,7 @@ pub fn check_match(dice: &VerifiableDice, file: &MatchFile) -> Result<usize, Ver
             };
             let written = (d.first(), d.second());
             let name = game.names[e.player.min(1)].clone();
+            let expected;
             if first {
                 first = false;
                 // The roll-off: throw until the dice differ.
@@ -215,27 +216,19 @@ pub fn check_match(dice: &VerifiableDice, file: &MatchFile) -> Result<usize, Ver
                 } else {
                     t
                 };
-                if !same_roll(written, roll) {
-                    return Err(VerifyError::Roll {
-                        game: game.number,
-                        line: e.line,
-                        player: name,
-                        written: format!("{}{}", written.0, written.1),
-                        derived: format!("{}{}", roll.0, roll.1),
-                    });
-                }
+                expected = roll;
             } else {
-                let roll = dice.throw_at(k);
+                expected = dice.throw_at(k);
                 k += 1;
-                if !same_roll(written, roll) {
-                    return Err(VerifyError::Roll {
-                        game: game.number,
-                        line: e.line,
-                        player: name,
-                        written: format!("{}{}", written.0, written.1),
-                        derived: format!("{}{}", roll.0, roll.1),
-                    });
-                }
+            }
+            if !same_roll(written, expected) {
+                return Err(VerifyError::Roll {
+                    game: game.number,
+                    line: e.line,
+                    player: name,
+                    written: format!("{}{}", written.0, written.1),
+                    derived: format!("{}{}", expected.0, expected.1),
+                });
             }
             checked += 1;
         }
