@@ -69,12 +69,40 @@ def gnubg_eval(cases):
         m = re.match(r"Match ID:\t(\S+)", line)
         if m:
             cur["mid"] = m.group(1)
+        m = re.match(r"\d\. (No double|No redouble|Double, take|Redouble, take|Double, pass|Redouble, pass)\s+([+-][\d.]+)", line.strip())
+        if m and cur:
+            key = {"No": "nd", "Dou": "dt" if "take" in m.group(1) else "dp",
+                   "Red": "dt" if "take" in m.group(1) else "dp"}[m.group(1)[:3] if m.group(1).startswith(("Dou", "Red")) else "No"]
+            cur[key] = float(m.group(2))
         m = re.match(r"Proper cube action: (.*?)(?: \([-0-9.]+%\))?$", line)
         if m and cur:
             cur["action"] = m.group(1).strip()
             results.append(cur)
             cur = {}
     return results
+
+
+def doubles(action):
+    return action.startswith(("Double", "Redouble"))
+
+
+def takes(action):
+    return action.endswith("take") or action.endswith("beaver")
+
+
+def cost(ref, ours):
+    """What our action loses in gnubg's own cubeful equities (of the
+    doubler; EMG in match play): the double/no-double part when that
+    differs, plus the take/pass part when that does."""
+    if not all(k in ref for k in ("nd", "dt", "dp")):
+        return None
+    nd, dt, dp = ref["nd"], ref["dt"], ref["dp"]
+    c = 0.0
+    if doubles(ours) != doubles(ref["action"]):
+        c += abs(nd - min(dt, dp))
+    if takes(ours) != takes(ref["action"]):
+        c += abs(dt - dp)
+    return round(c, 4)
 
 
 def main():
@@ -100,7 +128,8 @@ def main():
     for r, o in zip(ref, ours):
         ok = o.get("action") == r["action"]
         agree += ok
-        rows.append({"position": f"{r['pid']}:{r['mid']}", "gnubg": r["action"], "ours": o.get("action", o.get("error")), "match_play": o.get("match_play"), "agree": ok})
+        rows.append({"position": f"{r['pid']}:{r['mid']}", "gnubg": r["action"], "ours": o.get("action", o.get("error")), "match_play": o.get("match_play"), "agree": ok,
+                     "cost": cost(r, o.get("action", ""))})
     n = len(rows)
     money = [x for x in rows if not x["match_play"]]
     match = [x for x in rows if x["match_play"]]
@@ -115,7 +144,12 @@ def main():
         return
     for x in rows:
         if not x["agree"]:
-            print(f"{x['position']:<32} gnubg: {x['gnubg']:<28} ours: {x['ours']}")
+            print(f"{x['position']:<32} gnubg: {x['gnubg']:<28} ours: {x['ours']:<28} costs {x['cost']:.3f} by gnubg's equities")
+    costs = sorted(x["cost"] for x in rows if not x["agree"] and x["cost"] is not None)
+    if costs:
+        print(f"disagreements cost (gnubg's equities): median {costs[len(costs) // 2]:.3f}, largest {costs[-1]:.3f}, "
+              f"{sum(c < 0.02 for c in costs)} of {len(costs)} under 0.020, "
+              f"total {sum(costs):.3f} over {n} decisions ({1000 * sum(costs) / max(n, 1):.1f} mEMG per decision)")
     print(f"agreement: {agree}/{n} ({100 * agree / max(n, 1):.1f}%); money {summary['money'][0]}/{summary['money'][1]}, match {summary['match'][0]}/{summary['match'][1]} (ours at {a.ply}-ply, gnubg 2-ply)")
 
 
