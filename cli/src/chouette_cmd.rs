@@ -39,6 +39,12 @@ impl Roller for SharedDice {
 
 /// Runs the chouette.
 pub fn run(args: &PlayArgs, n: usize) -> Result<()> {
+    if n < 3 {
+        anyhow::bail!("bad --chouette {n}: a chouette needs 3 or more players");
+    }
+    if args.games == 0 && !seats_of(args, n).contains(&Seat::Human) {
+        anyhow::bail!("bad --games: a chouette of engines only needs --games N");
+    }
     let ev = crate::nets::load(args.weights.as_deref())?;
     let stdin = std::io::stdin();
     let mut console = Console::new(stdin.lock(), std::io::stdout());

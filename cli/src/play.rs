@@ -184,6 +184,9 @@ pub fn run(args: PlayArgs) -> Result<()> {
     if args.players.len() != 2 {
         bail!("bad --players: give two seats, as engine,human");
     }
+    if args.length == 0 && args.games == 0 && !args.players.contains(&Seat::Human) {
+        bail!("bad --games: a money session between engines needs --games N (or --match N)");
+    }
     let ev = crate::nets::load(args.weights.as_deref())?;
     let stdin = std::io::stdin();
     let mut console = Console::new(stdin.lock(), std::io::stdout());

@@ -681,3 +681,18 @@ fn a_chouette_with_a_person_in_a_seat_settles_a_game() {
     assert!(file.contains(" Game 1"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn play_refuses_bad_options_before_printing_anything() {
+    for args in [
+        &["play", "--players", "engine,engine"][..],
+        &["play", "--chouette", "2"][..],
+        &["play", "--seed", "zz"][..],
+        &["play", "--players", "human"][..],
+    ] {
+        let (code, out, err) = sheshbesh(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?} printed {out}");
+        assert!(err.starts_with("sheshbesh: bad "), "{args:?}: {err}");
+    }
+}
