@@ -14,11 +14,13 @@
 //! gnubg's own server; `version` answers four lines; `exit`/`quit` close the
 //! connection. A line that cannot be read answers `Error (...)`, the prefix
 //! gnubg recognises. gnubg writes a NUL after each newline; NULs are
-//! ignored. One client at a time; after it leaves the next is accepted.
+//! ignored. Each client is served on its own thread (gnubg connects once
+//! per external player), `--once` serves one and exits.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
+use std::sync::Mutex;
 
 use anyhow::{anyhow, bail, Context, Result};
 use sheshbesh_engine::agent::Agent;
@@ -57,33 +59,41 @@ pub fn run(args: ExternalArgs) -> Result<()> {
         .with_context(|| format!("bad --listen \"{}\": cannot bind", args.listen))?;
     println!("listening on {}", listener.local_addr()?);
     std::io::stdout().flush()?;
-    let mut log = match &args.log {
-        Some(p) => Some(
+    let log = match &args.log {
+        Some(p) => Some(Mutex::new(
             std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)
                 .open(p)
                 .with_context(|| format!("cannot open log {}", p.display()))?,
-        ),
+        )),
         None => None,
     };
-    for stream in listener.incoming() {
-        let stream = stream?;
-        if let Err(e) = serve(&ev, args.ply, stream, log.as_mut()) {
-            eprintln!("sheshbesh external: connection ended: {e:#}");
+    // Each client on its own thread: gnubg opens one connection per
+    // external player, and both of its players may be this engine.
+    std::thread::scope(|scope| -> Result<()> {
+        for stream in listener.incoming() {
+            let stream = stream?;
+            let (ev, log) = (&ev, log.as_ref());
+            let handle = scope.spawn(move || {
+                if let Err(e) = serve(ev, args.ply, stream, log) {
+                    eprintln!("sheshbesh external: connection ended: {e:#}");
+                }
+            });
+            if args.once {
+                let _ = handle.join();
+                break;
+            }
         }
-        if args.once {
-            break;
-        }
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 fn serve(
     ev: &NetEvaluator,
     ply: u32,
     stream: TcpStream,
-    mut log: Option<&mut std::fs::File>,
+    log: Option<&Mutex<std::fs::File>>,
 ) -> Result<()> {
     let mut writer = stream.try_clone()?;
     let mut reader = BufReader::new(stream);
@@ -109,7 +119,8 @@ fn serve(
             Ok(r) => r,
             Err(e) => format!("Error ({e:#})"),
         };
-        if let Some(f) = log.as_deref_mut() {
+        if let Some(f) = log {
+            let mut f = f.lock().map_err(|_| anyhow!("log lock poisoned"))?;
             writeln!(f, "> {line}\n< {reply}")?;
         }
         writer.write_all(reply.as_bytes())?;

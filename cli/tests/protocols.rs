@@ -261,3 +261,31 @@ fn gnubg_plays_a_match_against_the_external_player() {
     assert!(answers.iter().filter(|a| a.contains('/')).count() > 10);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn both_of_gnubgs_players_can_be_the_external_engine() {
+    let Some(gnubg) = gnubg() else { return };
+    // Two connections at once: the server serves each on its own thread.
+    let mut server = Engine::start(&["external", "--listen", "127.0.0.1:0", "--ply", "0"]);
+    let banner = server.line();
+    let addr = banner.strip_prefix("listening on ").unwrap().to_string();
+    let script = format!(
+        "set player 0 external {addr}\nset player 1 external {addr}\nset seed 3\nnew match 3\nquit\n"
+    );
+    let mut g = Command::new(gnubg)
+        .args(["-t", "-q"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    g.stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = g.wait_with_output().unwrap();
+    let _ = server.child.kill();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("has won the match"), "{text}");
+}
