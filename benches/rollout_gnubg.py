@@ -15,7 +15,7 @@ positions agree within 2 combined standard errors, before and after
 removing the mean difference.
 
 Usage: python3 benches/rollout_gnubg.py [--gnubg-trials 648] [--trials 1296]
-          [--jobs 2] [--seed 1] [--json]
+          [--jobs 2] [--seed 1] [--json] [--check-luck]
 """
 import argparse
 import concurrent.futures as cf
@@ -97,10 +97,10 @@ def gnubg_rollout(pid, trials, seed):
     return {"equity": v[6], "se": v[7], "win": v[0]}
 
 
-def ours_rollout(pid, trials, seed):
+def ours_rollout(pid, trials, seed, extra=()):
     out = subprocess.run(
         [BINARY, "rollout", pid, "--trials", str(trials), "--seed", str(seed),
-         "--threads", "1", "--json", "--quiet"],
+         "--threads", "1", "--json", "--quiet", *extra],
         capture_output=True, text=True, check=True,
     ).stdout
     v = json.loads(out)
@@ -115,6 +115,9 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--check-luck", action="store_true",
+                    help="also roll out each contact position without variance reduction "
+                         "(4x the trials, another seed) and count agreement with ours")
     a = ap.parse_args()
 
     picked = sample(a.seed)
@@ -127,6 +130,21 @@ def main():
         se = math.hypot(o["se"], t["se"])
         rows.append({"position_id": pid, "kind": k, "ours": o, "gnubg": t,
                      "diff": diff, "se": se})
+    if a.check_luck:
+        # The luck adjustment must not move the mean: plain Monte Carlo on
+        # the same positions agrees within its (larger) standard error.
+        agree = 0
+        contact = [r for r in rows if r["kind"] == "contact"]
+        for r in contact:
+            plain = ours_rollout(r["position_id"], 4 * a.trials, a.seed + 1, ("--no-luck",))
+            r["plain"] = plain
+            z = (r["ours"]["equity"] - plain["equity"]) / math.hypot(r["ours"]["se"], plain["se"])
+            agree += abs(z) <= 2
+            if not a.json:
+                print(f"{r['position_id']:<16} luck-adjusted {r['ours']['equity']:+.3f} "
+                      f"plain {plain['equity']:+.3f} ± {plain['se']:.3f} z {z:+.1f}")
+        if not a.json:
+            print(f"luck-adjusted against plain rollouts: {agree}/{len(contact)} within 2 SE")
     bias = sum(r["diff"] for r in rows) / len(rows)
     within = sum(abs(r["diff"]) <= 2 * r["se"] for r in rows)
     within_b = sum(abs(r["diff"] - bias) <= 2 * r["se"] for r in rows)
