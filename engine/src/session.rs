@@ -110,7 +110,6 @@ pub struct Session {
     pending: Option<PendingDouble>,
     /// The phase a refused resignation returns to.
     before_resignation: Option<Phase>,
-    resigner: Option<Player>,
     cube_turned: bool,
     record: MatchFile,
     results: Vec<GameResult>,
@@ -164,7 +163,6 @@ impl Session {
             phase: Phase::BetweenGames,
             pending: None,
             before_resignation: None,
-            resigner: None,
             cube_turned: false,
             results: Vec::new(),
         }
@@ -494,7 +492,6 @@ impl Session {
             _ => return Err(PlayError::NotNow("no resignation now")),
         }
         self.before_resignation = Some(self.phase);
-        self.resigner = Some(player);
         self.phase = Phase::AnswerResignation {
             player: player.other(),
             kind,
@@ -527,7 +524,6 @@ impl Session {
             .before_resignation
             .take()
             .unwrap_or(Phase::BetweenGames);
-        self.resigner = None;
         Ok(())
     }
 
@@ -540,7 +536,6 @@ impl Session {
         rules::record_game(&mut self.state, &result, &self.rules);
         self.state.game_state = GameState::NoGame;
         self.pending = None;
-        self.resigner = None;
         self.before_resignation = None;
         let won =
             self.state.length > 0 && self.state.score[result.winner.index()] >= self.state.length;
