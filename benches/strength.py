@@ -12,6 +12,11 @@ Opponents:
   gnubgN         gnubg at N ply (slow)
   self:PLY[:W]   Sheshbesh itself at PLY with weights W (default: shipped)
 
+Diagnosis: --gnubg-plays CLASS lets gnubg 0-ply choose our plays in one
+class of position (race: races and bear-offs, crashed, contact: gnubg's own
+classification; first:N: our first N moves of each game), so the change in
+points per game is what our play in that class costs.
+
 Usage:
   pip install gnubg-nn
   cargo build --release
@@ -128,13 +133,42 @@ def play_game(players, rng):
         d1, d2 = rng.randint(1, 6), rng.randint(1, 6)
 
 
+class Diagnosis:
+    """Ours, except where gnubg 0-ply plays for us (see --gnubg-plays)."""
+
+    def __init__(self, ours, spec):
+        self.ours, self.gnubg, self.spec, self.moves = ours, Gnubg(0), spec, 0
+
+    def new_game(self):
+        self.moves = 0
+
+    def play(self, board, d1, d2):
+        self.moves += 1
+        if self.spec.startswith("first:"):
+            theirs = self.moves <= int(self.spec[6:])
+        else:
+            c = g.classify(board)
+            theirs = {"race": c in (g.c_race, g.c_bearoff), "crashed": c == g.c_crashed,
+                      "contact": c == g.c_contact}[self.spec]
+        return (self.gnubg if theirs else self.ours).play(board, d1, d2)
+
+    def close(self):
+        self.ours.close()
+
+
 def worker(args):
     lo, hi, a = args
     ours = Sheshbesh(a.ply, a.weights, a.binary)
+    if a.gnubg_plays:
+        ours = Diagnosis(ours, a.gnubg_plays)
     other = make(a.opponent, a.weights)
     out = []
     for i in range(lo, hi):
+        if a.gnubg_plays:
+            ours.new_game()
         g1 = play_game([ours, other], random.Random(a.seed * 1_000_003 + i))
+        if a.gnubg_plays:
+            ours.new_game()
         g2 = -play_game([other, ours], random.Random(a.seed * 1_000_003 + i))
         out.append((g1 + g2) / 2)
     ours.close()
@@ -152,7 +186,12 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--binary", help="sheshbesh binary (default: target/release/sheshbesh)")
+    ap.add_argument("--gnubg-plays", metavar="CLASS",
+                    help="diagnosis: gnubg 0-ply plays our race, crashed or contact positions, or first:N moves")
     a = ap.parse_args()
+    if a.gnubg_plays and not (a.gnubg_plays in ("race", "crashed", "contact")
+                              or (a.gnubg_plays.startswith("first:") and a.gnubg_plays[6:].isdigit())):
+        raise SystemExit(f"bad --gnubg-plays {a.gnubg_plays!r}: race, crashed, contact or first:N")
     chunks = max(a.jobs * 8, 1)
     bounds = [(a.pairs * k // chunks, a.pairs * (k + 1) // chunks, a) for k in range(chunks)]
     with mp.Pool(a.jobs) as pool:
@@ -162,7 +201,8 @@ def main():
     var = sum((x - mean) ** 2 for x in means) / (n - 1) if n > 1 else 0.0
     se = math.sqrt(var / n)
     result = {
-        "ours": f"sheshbesh {a.ply}-ply" + (f" ({a.weights})" if a.weights else ""),
+        "ours": f"sheshbesh {a.ply}-ply" + (f" ({a.weights})" if a.weights else "")
+        + (f", gnubg playing our {a.gnubg_plays}" if a.gnubg_plays else ""),
         "opponent": a.opponent,
         "games": 2 * n,
         "ppg": round(mean, 4),
