@@ -143,7 +143,7 @@ pub fn chouette<R: BufRead, W: Write>(
             [names[box_seat].clone(), names[captain].clone()],
             Box::new(shared.clone()),
         );
-        let o = session.start_game().map_err(anyhow::Error::msg)?;
+        let o = session.start_game()?;
         let mut game = table.new_game(o.cube.value());
         c.say(&format!(
             "{} starts with {}.",
@@ -166,7 +166,7 @@ pub fn chouette<R: BufRead, W: Write>(
             c.say("Chouette interrupted; this game is not settled.")?;
             break;
         }
-        let s = table.settle(&game).map_err(|e| anyhow!("{e}"))?;
+        let s = table.settle(&game)?;
         c.say(&format!(
             "The team {} game {played}.",
             if s.team_won { "wins" } else { "loses" }
@@ -273,7 +273,7 @@ fn play_game<R: BufRead, W: Write>(
                 if wants && player == Player::Zero {
                     // The box doubles: every member answers for itself.
                     c.say(&format!("{} (the box) doubles.", names[box_ix]))?;
-                    session.double().map_err(anyhow::Error::msg)?;
+                    session.double()?;
                     let dpos = session.decision_position();
                     let dst = session.decision_state();
                     let advice = agent.answer_double(&dpos, &dst)?;
@@ -303,11 +303,11 @@ fn play_game<R: BufRead, W: Write>(
                         ))?;
                         takes.push(take);
                     }
-                    game.box_doubles(&takes).map_err(|e| anyhow!("{e}"))?;
+                    game.box_doubles(&takes)?;
                     if game.ended.is_some() {
                         return Ok(Some(()));
                     }
-                    session.take().map_err(anyhow::Error::msg)?;
+                    session.take()?;
                     continue;
                 }
                 if wants && player == Player::One {
@@ -331,7 +331,7 @@ fn play_game<R: BufRead, W: Write>(
                     }
                     if all {
                         c.say("The team doubles the box.")?;
-                        session.double().map_err(anyhow::Error::msg)?;
+                        session.double()?;
                         let r = agent.answer_double(
                             &session.decision_position(),
                             &session.decision_state(),
@@ -346,15 +346,15 @@ fn play_game<R: BufRead, W: Write>(
                             names[box_ix],
                             if box_takes { "takes" } else { "drops" }
                         ))?;
-                        game.team_doubles(box_takes).map_err(|e| anyhow!("{e}"))?;
+                        game.team_doubles(box_takes)?;
                         if !box_takes {
                             return Ok(Some(()));
                         }
-                        session.take().map_err(anyhow::Error::msg)?;
+                        session.take()?;
                         continue;
                     }
                 }
-                session.roll().map_err(anyhow::Error::msg)?;
+                session.roll()?;
             }
             Phase::Move { player, dice } => {
                 let who = seat_of(player);
@@ -394,7 +394,7 @@ fn play_game<R: BufRead, W: Write>(
                     "{} rolled {dice} and plays {}",
                     names[who], chosen.mv
                 ))?;
-                if let Some(r) = session.play(&chosen).map_err(anyhow::Error::msg)? {
+                if let Some(r) = session.play(&chosen)? {
                     // The session's cube always equals the game's stake.
                     game.finish(
                         r.winner == Player::One,

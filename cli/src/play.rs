@@ -390,7 +390,7 @@ fn run_session<R: BufRead, W: Write>(g: &mut Game, c: &mut Console<R, W>) -> Res
                     return Ok(true);
                 }
                 g.games_started += 1;
-                let o = g.session.start_game().map_err(anyhow::Error::msg)?;
+                let o = g.session.start_game()?;
                 c.say(&format!("\n=== Game {} ===", g.games_started))?;
                 let s = &g.session;
                 for (a, b) in &o.throws {
@@ -421,7 +421,7 @@ fn run_session<R: BufRead, W: Write>(g: &mut Game, c: &mut Console<R, W>) -> Res
                         g.agent().resignation(&pos)
                     };
                     if let Some(kind) = offer {
-                        g.session.resign(player, kind).map_err(anyhow::Error::msg)?;
+                        g.session.resign(player, kind)?;
                         c.say(&format!(
                             "{} offers to resign a {}.",
                             name_of(&g.session, player),
@@ -430,7 +430,7 @@ fn run_session<R: BufRead, W: Write>(g: &mut Game, c: &mut Console<R, W>) -> Res
                         continue;
                     }
                     if may_double && g.agent().should_double(&pos, g.session.state())? {
-                        g.session.double().map_err(anyhow::Error::msg)?;
+                        g.session.double()?;
                         c.say(&format!(
                             "{} {} (cube to {}).",
                             name_of(&g.session, player),
@@ -438,12 +438,12 @@ fn run_session<R: BufRead, W: Write>(g: &mut Game, c: &mut Console<R, W>) -> Res
                             g.session.state().cube.value() * 2
                         ))?;
                     } else {
-                        g.session.roll().map_err(anyhow::Error::msg)?;
+                        g.session.roll()?;
                     }
                     continue;
                 }
                 if !may_double {
-                    g.session.roll().map_err(anyhow::Error::msg)?;
+                    g.session.roll()?;
                     continue;
                 }
                 g.show(
@@ -458,10 +458,10 @@ fn run_session<R: BufRead, W: Write>(g: &mut Game, c: &mut Console<R, W>) -> Res
                 };
                 match cmd.as_str() {
                     "r" | "roll" | "" => {
-                        g.session.roll().map_err(anyhow::Error::msg)?;
+                        g.session.roll()?;
                     }
                     "d" | "double" => {
-                        g.session.double().map_err(anyhow::Error::msg)?;
+                        g.session.double()?;
                         c.say(&format!(
                             "{} {} (cube to {}).",
                             name_of(&g.session, player),
@@ -594,14 +594,14 @@ fn run_session<R: BufRead, W: Write>(g: &mut Game, c: &mut Console<R, W>) -> Res
                 };
                 if accept {
                     c.say(&format!("{name} accepts."))?;
-                    let r = g.session.accept().map_err(anyhow::Error::msg)?;
+                    let r = g.session.accept()?;
                     g.announce_result(c, &r)?;
                 } else {
                     c.say(&format!("{name} rejects; play goes on."))?;
                     if g.seat(player.other()) == Seat::Engine {
                         g.resign_refused = g.games_started;
                     }
-                    g.session.reject().map_err(anyhow::Error::msg)?;
+                    g.session.reject()?;
                 }
             }
         }
@@ -685,7 +685,7 @@ fn finish_play<R: BufRead, W: Write>(
     c: &mut Console<R, W>,
     chosen: &Candidate,
 ) -> Result<()> {
-    if let Some(r) = g.session.play(chosen).map_err(anyhow::Error::msg)? {
+    if let Some(r) = g.session.play(chosen)? {
         g.announce_result(c, &r)?;
     }
     Ok(())
@@ -700,16 +700,16 @@ fn answer<R: BufRead, W: Write>(
     let name = name_of(&g.session, player).to_string();
     match reply {
         CubeReply::Take => {
-            g.session.take().map_err(anyhow::Error::msg)?;
+            g.session.take()?;
             c.say(&format!("{name} {}.", g.lang.take()))?;
         }
         CubeReply::Beaver => {
-            g.session.beaver().map_err(anyhow::Error::msg)?;
+            g.session.beaver()?;
             c.say(&format!("{name} beavers."))?;
         }
         CubeReply::Drop => {
             c.say(&format!("{name} {}.", g.lang.drop()))?;
-            let r = g.session.drop_double().map_err(anyhow::Error::msg)?;
+            let r = g.session.drop_double()?;
             g.announce_result(c, &r)?;
         }
     }

@@ -188,6 +188,24 @@ fn gnubg() -> Option<String> {
     None
 }
 
+/// Runs `gnubg -t` on a command script and returns what it printed.
+fn run_gnubg(gnubg: &str, script: &str) -> String {
+    let mut g = Command::new(gnubg)
+        .args(["-t", "-q"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    g.stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = g.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 #[test]
 fn gnubg_plays_a_match_against_the_external_player() {
     let Some(gnubg) = gnubg() else { return };
@@ -221,20 +239,7 @@ fn gnubg_plays_a_match_against_the_external_player() {
          quit\n",
         mat.display()
     );
-    let mut g = Command::new(gnubg)
-        .args(["-t", "-q"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    g.stdin
-        .take()
-        .unwrap()
-        .write_all(script.as_bytes())
-        .unwrap();
-    let out = g.wait_with_output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = run_gnubg(&gnubg, &script);
     assert!(
         text.contains("has won the match"),
         "gnubg did not finish the match:\n{text}"
@@ -272,20 +277,7 @@ fn both_of_gnubgs_players_can_be_the_external_engine() {
     let script = format!(
         "set player 0 external {addr}\nset player 1 external {addr}\nset seed 3\nnew match 3\nquit\n"
     );
-    let mut g = Command::new(gnubg)
-        .args(["-t", "-q"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    g.stdin
-        .take()
-        .unwrap()
-        .write_all(script.as_bytes())
-        .unwrap();
-    let out = g.wait_with_output().unwrap();
+    let text = run_gnubg(&gnubg, &script);
     let _ = server.child.kill();
-    let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("has won the match"), "{text}");
 }
