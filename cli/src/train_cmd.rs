@@ -78,13 +78,26 @@ pub struct TrainArgs {
     /// Passes over each round's positions.
     #[arg(long, default_value_t = 2)]
     pub epochs: usize,
-    /// Learning rate of the expert-iteration fit.
+    /// Learning rate of the expert-iteration fit's first pass.
     #[arg(long, default_value_t = 0.003)]
     pub distill_alpha: f32,
+    /// Learning rate of the fit's last pass (falls geometrically from
+    /// --distill-alpha; default: the same).
+    #[arg(long)]
+    pub distill_alpha_end: Option<f32>,
+    /// Keep each expert-iteration round's labels in this directory and
+    /// reuse them when present (labelling is the slow part).
+    #[arg(long)]
+    pub label_cache: Option<PathBuf>,
     /// Instead of training, write the mean of these weights files (late
     /// checkpoints of one run) to --checkpoint.
     #[arg(long, num_args = 1..)]
     pub average: Vec<PathBuf>,
+    /// Instead of training, write to --checkpoint one net that averages
+    /// the output logits of these independently trained weights files (their
+    /// hidden layers side by side: slower to evaluate, stronger).
+    #[arg(long, num_args = 2.., conflicts_with = "average")]
+    pub ensemble: Vec<PathBuf>,
     /// Start afresh even if the checkpoint exists (it is overwritten).
     #[arg(long)]
     pub fresh: bool,
@@ -132,13 +145,26 @@ pub fn run(a: TrainArgs) -> Result<()> {
         );
         return Ok(());
     }
+    if !a.ensemble.is_empty() {
+        let (ev, prov) = sheshbesh_trainer::checkpoint::ensemble(&a.ensemble)?;
+        sheshbesh_trainer::checkpoint::save(&a.checkpoint, &ev, &prov)?;
+        println!(
+            "ensemble of {} files ({} contact hidden units) into {}",
+            a.ensemble.len(),
+            ev.contact.hidden(),
+            a.checkpoint.display()
+        );
+        return Ok(());
+    }
     let (_, prov) = if a.distill_rounds > 0 {
         let d = DistillConfig {
             positions: a.distill_positions,
             ply: a.label_ply,
             epochs: a.epochs,
             alpha: a.distill_alpha,
+            alpha_end: a.distill_alpha_end.unwrap_or(a.distill_alpha),
             explore: 0.1,
+            cache_dir: a.label_cache.clone(),
         };
         distill_run(&cfg, &d, a.distill_rounds)?
     } else {

@@ -8,6 +8,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use sheshbesh_engine::evaluator::NetEvaluator;
+use sheshbesh_engine::net::{Net, MAX_HIDDEN};
 use sheshbesh_engine::weights;
 
 /// What a checkpoint records besides the nets.
@@ -124,6 +125,48 @@ pub fn average(paths: &[std::path::PathBuf]) -> Result<(NetEvaluator, Provenance
     let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     prov.command = format!("{} ; average of {}", prov.command, names.join(" "));
     Ok((mean, prov))
+}
+
+/// One net from several independently trained ones ([`Net::ensemble`]):
+/// their output logits averaged, contact and race nets alike. The
+/// provenance is the first file's, with every member recorded.
+pub fn ensemble(paths: &[std::path::PathBuf]) -> Result<(NetEvaluator, Provenance)> {
+    anyhow::ensure!(
+        paths.len() >= 2,
+        "an ensemble needs at least two weights files"
+    );
+    let mut loaded = Vec::new();
+    for p in paths {
+        loaded.push(load(p)?);
+    }
+    let (first, _) = &loaded[0];
+    anyhow::ensure!(
+        loaded.iter().all(|(ev, _)| ev.layout == first.layout),
+        "the weights files read different input layouts"
+    );
+    let contact: Vec<&Net> = loaded.iter().map(|(ev, _)| &ev.contact).collect();
+    let race: Vec<&Net> = loaded.iter().map(|(ev, _)| &ev.race).collect();
+    let mut merged = first.clone();
+    merged.contact = Net::ensemble(&contact).ok_or_else(|| {
+        anyhow::anyhow!("the contact nets together exceed {MAX_HIDDEN} hidden units")
+    })?;
+    merged.race = Net::ensemble(&race).ok_or_else(|| {
+        anyhow::anyhow!("the race nets together exceed {MAX_HIDDEN} hidden units")
+    })?;
+    let mut prov = loaded[0]
+        .1
+        .clone()
+        .unwrap_or_else(|| Provenance::new("", 0));
+    let members: Vec<String> = loaded
+        .iter()
+        .zip(paths)
+        .map(|((_, p), path)| match p {
+            Some(p) => format!("{} [{}]", path.display(), p.command),
+            None => path.display().to_string(),
+        })
+        .collect();
+    prov.command = format!("ensemble of {}", members.join(" + "));
+    Ok((merged, prov))
 }
 
 #[cfg(test)]

@@ -8,6 +8,10 @@
 //! the next round's search starts from a stronger net. No outside engine is
 //! consulted: the labels are our own search's.
 
+use std::fs;
+use std::path::Path;
+
+use anyhow::{Context, Result};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -16,7 +20,7 @@ use sheshbesh_engine::evaluator::{candidate_values, Evaluator, NetEvaluator, Pha
 use sheshbesh_engine::inputs::SparseInputs;
 use sheshbesh_engine::movegen::{generate, MoveList};
 use sheshbesh_engine::search::Ply;
-use sheshbesh_engine::{Dice, Position, Probs};
+use sheshbesh_engine::{position_id, Dice, Position, Probs};
 
 /// One labelled position.
 #[derive(Clone, Debug)]
@@ -30,7 +34,7 @@ pub struct Example {
 }
 
 /// Settings of a distillation round.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct DistillConfig {
     /// Positions sampled and labelled.
     pub positions: usize,
@@ -40,9 +44,15 @@ pub struct DistillConfig {
     pub epochs: usize,
     /// Learning rate of the fit.
     pub alpha: f32,
+    /// Learning rate of the last pass; the rate falls geometrically from
+    /// `alpha` to it, so early passes move far and late ones settle.
+    pub alpha_end: f32,
     /// Chance that a sampling game plays the second-best play instead of
     /// the best (variety in the sampled positions).
     pub explore: f64,
+    /// Directory keeping each round's labels (`round-N.labels`), reused
+    /// when present.
+    pub cache_dir: Option<std::path::PathBuf>,
 }
 
 /// Positions from self-play games of `ev`, every position where a side is
@@ -110,7 +120,7 @@ pub fn fit(
     ev: &mut NetEvaluator,
     examples: &[Example],
     epochs: usize,
-    alpha: f32,
+    (alpha, alpha_end): (f32, f32),
     seed: u64,
 ) -> Vec<f64> {
     let mut order: Vec<usize> = (0..examples.len()).collect();
@@ -118,7 +128,13 @@ pub fn fit(
     let mut act = ev.contact.activations();
     let mut x = SparseInputs::default();
     let mut rmse = Vec::with_capacity(epochs);
-    for _ in 0..epochs {
+    for epoch in 0..epochs {
+        let t = if epochs > 1 {
+            epoch as f32 / (epochs - 1) as f32
+        } else {
+            0.0
+        };
+        let alpha = alpha * (alpha_end / alpha).powf(t);
         order.shuffle(&mut rng);
         let mut sq = 0.0;
         for &i in &order {
@@ -133,8 +149,138 @@ pub fn fit(
 }
 
 /// One round: sample, label, fit. Returns the fit's RMSE by pass.
-pub fn round(ev: &mut NetEvaluator, cfg: &DistillConfig, seed: u64) -> Vec<f64> {
-    let positions = sample(ev, cfg.positions, cfg.explore, seed);
-    let examples = label(ev, &positions, cfg.ply);
-    fit(ev, &examples, cfg.epochs, cfg.alpha, seed ^ 0xD15)
+///
+/// Labelling is the expensive part (a 2-ply label costs thousands of
+/// evaluations), so with a `cache` file the labels are read from it when it
+/// exists and written to it when they are made: an interrupted run, or a
+/// second fit with other settings, does not label again.
+pub fn round(
+    ev: &mut NetEvaluator,
+    cfg: &DistillConfig,
+    seed: u64,
+    cache: Option<&Path>,
+) -> Result<Vec<f64>> {
+    let examples = match cache {
+        Some(path) if path.exists() => load_examples(path)?,
+        _ => {
+            let positions = sample(ev, cfg.positions, cfg.explore, seed);
+            let examples = label(ev, &positions, cfg.ply);
+            if let Some(path) = cache {
+                save_examples(path, &examples)?;
+            }
+            examples
+        }
+    };
+    Ok(fit(
+        ev,
+        &examples,
+        cfg.epochs,
+        (cfg.alpha, cfg.alpha_end),
+        seed ^ 0xD15,
+    ))
+}
+
+/// Writes labelled examples atomically, one per line: the position's
+/// Position ID, then its five probabilities.
+pub fn save_examples(path: &Path, examples: &[Example]) -> Result<()> {
+    let mut text = String::with_capacity(examples.len() * 64);
+    for e in examples {
+        let p = e.target.0;
+        text.push_str(&format!(
+            "{} {} {} {} {} {}\n",
+            position_id::encode(&e.position),
+            p[0],
+            p[1],
+            p[2],
+            p[3],
+            p[4]
+        ));
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let tmp = path.with_extension("tmp");
+    fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
+    fs::rename(&tmp, path).with_context(|| format!("renaming to {}", path.display()))?;
+    Ok(())
+}
+
+/// Reads examples written by [`save_examples`]; a malformed line is an
+/// error naming the file and the line.
+pub fn load_examples(path: &Path) -> Result<Vec<Example>> {
+    let text = fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    text.lines()
+        .enumerate()
+        .map(|(i, line)| {
+            parse_example(line).with_context(|| format!("{} line {}", path.display(), i + 1))
+        })
+        .collect()
+}
+
+fn parse_example(line: &str) -> Result<Example> {
+    let mut fields = line.split_whitespace();
+    let id = fields.next().context("empty line")?;
+    let position = position_id::decode(id)?;
+    let mut p = [0.0f32; 5];
+    for (k, slot) in p.iter_mut().enumerate() {
+        let f = fields
+            .next()
+            .with_context(|| format!("probability {} missing", k + 1))?;
+        *slot = f
+            .parse()
+            .ok()
+            .filter(|x: &f32| (0.0..=1.0).contains(x))
+            .with_context(|| format!("probability {} is {f:?}, not a number in 0..1", k + 1))?;
+    }
+    anyhow::ensure!(fields.next().is_none(), "more than six fields");
+    Ok(Example {
+        phase: Phase::of(&position),
+        position,
+        target: Probs(p),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_round_trip_through_their_file_and_bad_lines_are_named() {
+        let dir = std::env::temp_dir().join(format!("shb-labels-{}", std::process::id()));
+        let path = dir.join("sub").join("round-1.labels");
+        let examples = vec![
+            Example {
+                phase: Phase::of(&Position::start()),
+                position: Position::start(),
+                target: Probs([0.51, 0.15, 0.007, 0.13, 0.006]),
+            },
+            Example {
+                phase: Phase::of(&Position::start()),
+                position: Position::start().swapped(),
+                target: Probs([0.25, 0.0, 0.0, 0.0625, 0.001]),
+            },
+        ];
+        save_examples(&path, &examples).unwrap();
+        let back = load_examples(&path).unwrap();
+        assert_eq!(back.len(), 2);
+        for (a, b) in examples.iter().zip(&back) {
+            assert_eq!(a.position, b.position);
+            assert_eq!(a.target.0, b.target.0);
+            assert_eq!(a.phase, b.phase);
+        }
+        let text = fs::read_to_string(&path).unwrap();
+        for (bad, why) in [
+            ("4HPwATDgc/ABMA 0.5 0.1 0.0 0.1", "probability 5 missing"),
+            (
+                "4HPwATDgc/ABMA 0.5 0.1 0.0 0.1 1.5",
+                "probability 5 is \"1.5\"",
+            ),
+            ("4HPwATDgc/ABM! 0.5 0.1 0.0 0.1 0.0", "line 3"),
+        ] {
+            fs::write(&path, format!("{text}{bad}\n")).unwrap();
+            let err = format!("{:#}", load_examples(&path).unwrap_err());
+            assert!(err.contains("line 3") && err.contains(why), "{bad}: {err}");
+        }
+        fs::remove_dir_all(&dir).unwrap();
+    }
 }

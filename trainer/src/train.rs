@@ -234,7 +234,11 @@ pub fn distill_run(
     for _ in 0..rounds {
         let previous = ev.clone();
         let seed = mix(cfg.seed, prov.distill_rounds, 0xD1);
-        let rmse = distill::round(&mut ev, d, seed);
+        let cache = d
+            .cache_dir
+            .as_ref()
+            .map(|dir| dir.join(format!("round-{}.labels", prov.distill_rounds + 1)));
+        let rmse = distill::round(&mut ev, d, seed, cache.as_deref())?;
         prov.distill_rounds += 1;
         prov.seconds = seconds_before + start.elapsed().as_secs_f64();
         let (c, p) = checks(&ev, &previous, cfg.check_pairs, prov.games);
