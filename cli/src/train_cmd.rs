@@ -85,6 +85,10 @@ pub struct TrainArgs {
     /// --distill-alpha; default: the same).
     #[arg(long)]
     pub distill_alpha_end: Option<f32>,
+    /// Expert iteration labels with this weights file's search instead of
+    /// the checkpoint's own (e.g. an --ensemble teaching a single net).
+    #[arg(long)]
+    pub teacher: Option<PathBuf>,
     /// Keep each expert-iteration round's labels in this directory and
     /// reuse them when present (labelling is the slow part).
     #[arg(long)]
@@ -164,6 +168,7 @@ pub fn run(a: TrainArgs) -> Result<()> {
             alpha: a.distill_alpha,
             alpha_end: a.distill_alpha_end.unwrap_or(a.distill_alpha),
             explore: 0.1,
+            teacher: a.teacher.clone(),
             cache_dir: a.label_cache.clone(),
         };
         distill_run(&cfg, &d, a.distill_rounds)?

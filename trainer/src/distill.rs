@@ -50,6 +50,10 @@ pub struct DistillConfig {
     /// Chance that a sampling game plays the second-best play instead of
     /// the best (variety in the sampled positions).
     pub explore: f64,
+    /// Weights whose search labels (and whose self-play samples) the
+    /// positions instead of the nets being trained: a stronger, slower net
+    /// (an ensemble) teaching a fast one. `None`: the nets teach themselves.
+    pub teacher: Option<std::path::PathBuf>,
     /// Directory keeping each round's labels (`round-N.labels`), reused
     /// when present.
     pub cache_dir: Option<std::path::PathBuf>,
@@ -156,6 +160,7 @@ pub fn fit(
 /// second fit with other settings, does not label again.
 pub fn round(
     ev: &mut NetEvaluator,
+    teacher: Option<&NetEvaluator>,
     cfg: &DistillConfig,
     seed: u64,
     cache: Option<&Path>,
@@ -163,8 +168,9 @@ pub fn round(
     let examples = match cache {
         Some(path) if path.exists() => load_examples(path)?,
         _ => {
-            let positions = sample(ev, cfg.positions, cfg.explore, seed);
-            let examples = label(ev, &positions, cfg.ply);
+            let teacher = teacher.unwrap_or(ev);
+            let positions = sample(teacher, cfg.positions, cfg.explore, seed);
+            let examples = label(teacher, &positions, cfg.ply);
             if let Some(path) = cache {
                 save_examples(path, &examples)?;
             }
@@ -226,10 +232,13 @@ fn parse_example(line: &str) -> Result<Example> {
         let f = fields
             .next()
             .with_context(|| format!("probability {} missing", k + 1))?;
+        // A search's averages may stray from 0..1 by rounding; more is a
+        // corrupt file.
         *slot = f
             .parse()
             .ok()
-            .filter(|x: &f32| (0.0..=1.0).contains(x))
+            .filter(|x: &f32| (-1e-4..=1.0 + 1e-4).contains(x))
+            .map(|x: f32| x.clamp(0.0, 1.0))
             .with_context(|| format!("probability {} is {f:?}, not a number in 0..1", k + 1))?;
     }
     anyhow::ensure!(fields.next().is_none(), "more than six fields");

@@ -225,7 +225,12 @@ pub fn distill_run(
     let mut prov = prov.context("the checkpoint carries no training record")?;
     let db = bearoff::load_or_build(&bearoff::default_path())
         .context("building the bear-off databases")?;
-    let mut ev = ev.with_bearoff(Arc::new(db));
+    let db = Arc::new(db);
+    let teacher = match &d.teacher {
+        Some(path) => Some(checkpoint::load(path)?.0.with_bearoff(Arc::clone(&db))),
+        None => None,
+    };
+    let mut ev = ev.with_bearoff(db);
     if !prov.command.contains(&cfg.command) {
         prov.command = format!("{} ; {}", prov.command, cfg.command);
     }
@@ -238,7 +243,7 @@ pub fn distill_run(
             .cache_dir
             .as_ref()
             .map(|dir| dir.join(format!("round-{}.labels", prov.distill_rounds + 1)));
-        let rmse = distill::round(&mut ev, d, seed, cache.as_deref())?;
+        let rmse = distill::round(&mut ev, teacher.as_ref(), d, seed, cache.as_deref())?;
         prov.distill_rounds += 1;
         prov.seconds = seconds_before + start.elapsed().as_secs_f64();
         let (c, p) = checks(&ev, &previous, cfg.check_pairs, prov.games);
