@@ -268,6 +268,40 @@ fn a_tiny_training_run_writes_weights_that_load() {
     assert_eq!(json_of(&out)["games"], 64);
     let (code, _, err) = sheshbesh(&["hint", "start", "31", "--weights", ck_s]);
     assert_eq!(code, 0, "{err}");
+    // A second run on other seeds, folded with the first into one net.
+    let other = dir.join("other.weights");
+    let both = dir.join("both.weights");
+    let (other_s, both_s) = (other.to_str().unwrap(), both.to_str().unwrap());
+    let tiny = |path: &str, seed: &str| {
+        sheshbesh(&[
+            "train",
+            "--checkpoint",
+            path,
+            "--games",
+            "64",
+            "--hidden",
+            "32",
+            "--race-hidden",
+            "32",
+            "--check-every",
+            "0",
+            "--quiet",
+            "--seed",
+            seed,
+        ])
+    };
+    assert_eq!(tiny(other_s, "2").0, 0);
+    let (code, out, err) =
+        sheshbesh(&["train", "--checkpoint", both_s, "--ensemble", ck_s, other_s]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("64 contact hidden units"), "{out}");
+    let (code, out, err) = sheshbesh(&["eval", "start", "--weights", both_s, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let win = json_of(&out)["probs"][0].as_f64().unwrap();
+    assert!(win > 0.0 && win < 1.0, "{out}");
+    let (code, _, err) = sheshbesh(&["train", "--checkpoint", both_s, "--ensemble", ck_s]);
+    assert_ne!(code, 0, "one file is no ensemble");
+    assert!(err.contains("ensemble"), "{err}");
     // A damaged file is refused with a reason.
     let mut bytes = std::fs::read(&ck).unwrap();
     let n = bytes.len();
