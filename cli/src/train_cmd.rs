@@ -85,6 +85,13 @@ pub struct TrainArgs {
     /// --distill-alpha; default: the same).
     #[arg(long)]
     pub distill_alpha_end: Option<f32>,
+    /// Expert iteration labels by luck-adjusted 0-ply rollouts of this many
+    /// trials instead of a --label-ply search (0: search).
+    #[arg(long, default_value_t = 0)]
+    pub label_rollouts: u32,
+    /// Truncate the labelling rollouts after this many plies.
+    #[arg(long)]
+    pub label_truncate: Option<u32>,
     /// Expert iteration labels with this weights file's search instead of
     /// the checkpoint's own (e.g. an --ensemble teaching a single net).
     #[arg(long)]
@@ -168,6 +175,8 @@ pub fn run(a: TrainArgs) -> Result<()> {
             alpha: a.distill_alpha,
             alpha_end: a.distill_alpha_end.unwrap_or(a.distill_alpha),
             explore: 0.1,
+            rollout_trials: a.label_rollouts,
+            truncate: a.label_truncate,
             teacher: a.teacher.clone(),
             cache_dir: a.label_cache.clone(),
         };

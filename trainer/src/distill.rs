@@ -19,8 +19,10 @@ use rayon::prelude::*;
 use sheshbesh_engine::evaluator::{candidate_values, Evaluator, NetEvaluator, Phase};
 use sheshbesh_engine::inputs::SparseInputs;
 use sheshbesh_engine::movegen::{generate, MoveList};
+use sheshbesh_engine::rollout::{rollout, RolloutSettings};
 use sheshbesh_engine::search::Ply;
 use sheshbesh_engine::{position_id, Dice, Position, Probs};
+use std::sync::atomic::AtomicBool;
 
 /// One labelled position.
 #[derive(Clone, Debug)]
@@ -50,6 +52,12 @@ pub struct DistillConfig {
     /// Chance that a sampling game plays the second-best play instead of
     /// the best (variety in the sampled positions).
     pub explore: f64,
+    /// Label by a luck-adjusted 0-ply rollout of this many trials instead of
+    /// a search (0: search). Rollouts see how games actually go on, which
+    /// a search's fixed point with the net it searches cannot.
+    pub rollout_trials: u32,
+    /// Truncate those rollouts after this many plies.
+    pub truncate: Option<u32>,
     /// Weights whose search labels (and whose self-play samples) the
     /// positions instead of the nets being trained: a stronger, slower net
     /// (an ensemble) teaching a fast one. `None`: the nets teach themselves.
@@ -118,6 +126,38 @@ pub fn label(ev: &NetEvaluator, positions: &[Position], ply: u32) -> Vec<Example
         .collect()
 }
 
+/// Labels positions with luck-adjusted, quasi-random, cubeless 0-ply
+/// rollouts of `ev` (each position its own dice seed).
+pub fn label_by_rollouts(
+    ev: &NetEvaluator,
+    positions: &[Position],
+    trials: u32,
+    truncate: Option<u32>,
+    seed: u64,
+) -> Vec<Example> {
+    let stop = AtomicBool::new(false);
+    positions
+        .par_iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let settings = RolloutSettings {
+                trials,
+                ply: 0,
+                truncate,
+                seed: seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                ..RolloutSettings::default()
+            };
+            let r = rollout(ev, p, &settings, &stop, |_| {});
+            let clamped = Probs(r.probs.0.map(|x| x.clamp(0.0, 1.0)));
+            Example {
+                phase: Phase::of(p),
+                position: *p,
+                target: clamped.consistent(),
+            }
+        })
+        .collect()
+}
+
 /// Fits the nets to labelled examples; returns, for each pass, the
 /// root-mean-square error of the win probability (before each step).
 pub fn fit(
@@ -170,7 +210,11 @@ pub fn round(
         _ => {
             let teacher = teacher.unwrap_or(ev);
             let positions = sample(teacher, cfg.positions, cfg.explore, seed);
-            let examples = label(teacher, &positions, cfg.ply);
+            let examples = if cfg.rollout_trials > 0 {
+                label_by_rollouts(teacher, &positions, cfg.rollout_trials, cfg.truncate, seed)
+            } else {
+                label(teacher, &positions, cfg.ply)
+            };
             if let Some(path) = cache {
                 save_examples(path, &examples)?;
             }
@@ -291,5 +335,23 @@ mod tests {
             assert!(err.contains("line 3") && err.contains(why), "{bad}: {err}");
         }
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn rollout_labels_know_a_won_position() {
+        // One checker each, both on their one-points: whoever rolls wins,
+        // and no net can make a rollout say otherwise.
+        let mut one = [0u8; 24];
+        one[0] = 1;
+        let pos = Position::from_sides(&one, 0, &one, 0).unwrap();
+        let ev = crate::train::fresh(5, 32, 32, sheshbesh_engine::inputs::Layout::DEFAULT);
+        let labels = label_by_rollouts(&ev, &[pos], 36, None, 7);
+        assert_eq!(labels.len(), 1);
+        assert!(
+            (labels[0].target.win() - 1.0).abs() < 1e-6,
+            "{:?}",
+            labels[0].target
+        );
+        assert!(labels[0].target.0[1..].iter().all(|&x| x.abs() < 1e-6));
     }
 }
