@@ -129,7 +129,8 @@ pub fn average(paths: &[std::path::PathBuf]) -> Result<(NetEvaluator, Provenance
 
 /// One net from several independently trained ones ([`Net::ensemble`]):
 /// their output logits averaged, contact and race nets alike. The
-/// provenance is the first file's, with every member recorded.
+/// provenance records every member's command, and its games and seconds
+/// are the members' sums (the checks are the first member's).
 pub fn ensemble(paths: &[std::path::PathBuf]) -> Result<(NetEvaluator, Provenance)> {
     anyhow::ensure!(
         paths.len() >= 2,
@@ -166,6 +167,17 @@ pub fn ensemble(paths: &[std::path::PathBuf]) -> Result<(NetEvaluator, Provenanc
         })
         .collect();
     prov.command = format!("ensemble of {}", members.join(" + "));
+    // The ensemble holds every member's training, not only the first's.
+    prov.games = loaded
+        .iter()
+        .filter_map(|(_, p)| p.as_ref())
+        .map(|p| p.games)
+        .sum();
+    prov.seconds = loaded
+        .iter()
+        .filter_map(|(_, p)| p.as_ref())
+        .map(|p| p.seconds)
+        .sum();
     Ok((merged, prov))
 }
 
@@ -189,6 +201,28 @@ mod tests {
         assert!(prov.command.contains("average of"));
         let (same, _) = average(&[pa.clone(), pa]).unwrap();
         assert_eq!(same.contact, a.contact);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_ensemble_records_all_its_members_training() {
+        let dir = std::env::temp_dir().join(format!("shb-ens-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let layout = sheshbesh_engine::inputs::Layout::DEFAULT;
+        let (pa, pb) = (dir.join("a.w"), dir.join("b.w"));
+        let mut prov_b = Provenance::new("train b", 2);
+        prov_b.games = 300;
+        prov_b.seconds = 2.0;
+        let mut prov_a = Provenance::new("train a", 1);
+        prov_a.games = 200;
+        prov_a.seconds = 1.0;
+        save(&pa, &crate::train::fresh(1, 32, 32, layout), &prov_a).unwrap();
+        save(&pb, &crate::train::fresh(2, 64, 32, layout), &prov_b).unwrap();
+        let (ev, prov) = ensemble(&[pa.clone(), pb]).unwrap();
+        assert_eq!((ev.contact.hidden(), ev.race.hidden()), (96, 64));
+        assert_eq!((prov.games, prov.seconds), (500, 3.0));
+        assert!(prov.command.contains("train a") && prov.command.contains("train b"));
+        assert!(ensemble(&[pa]).is_err());
         fs::remove_dir_all(&dir).unwrap();
     }
 }
