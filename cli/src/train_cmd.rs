@@ -146,25 +146,24 @@ pub fn run(a: TrainArgs) -> Result<()> {
         command,
         progress: !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
     };
-    if !a.average.is_empty() {
-        let (ev, prov) = sheshbesh_trainer::checkpoint::average(&a.average)?;
-        sheshbesh_trainer::checkpoint::save(&a.checkpoint, &ev, &prov)?;
-        println!(
-            "averaged {} files into {}",
-            a.average.len(),
-            a.checkpoint.display()
-        );
-        return Ok(());
-    }
-    if !a.ensemble.is_empty() {
-        let (ev, prov) = sheshbesh_trainer::checkpoint::ensemble(&a.ensemble)?;
-        sheshbesh_trainer::checkpoint::save(&a.checkpoint, &ev, &prov)?;
-        println!(
-            "ensemble of {} files ({} contact hidden units) into {}",
-            a.ensemble.len(),
-            ev.contact.hidden(),
-            a.checkpoint.display()
-        );
+    // Folding weights files into one (no training): a run's late
+    // checkpoints averaged, or independent runs as one ensemble.
+    if !a.average.is_empty() || !a.ensemble.is_empty() {
+        use sheshbesh_trainer::checkpoint;
+        let (ev, prov, what) = if a.average.is_empty() {
+            let (ev, prov) = checkpoint::ensemble(&a.ensemble)?;
+            let what = format!(
+                "ensemble of {} files ({} contact hidden units)",
+                a.ensemble.len(),
+                ev.contact.hidden()
+            );
+            (ev, prov, what)
+        } else {
+            let (ev, prov) = checkpoint::average(&a.average)?;
+            (ev, prov, format!("averaged {} files", a.average.len()))
+        };
+        checkpoint::save(&a.checkpoint, &ev, &prov)?;
+        println!("{what} into {}", a.checkpoint.display());
         return Ok(());
     }
     let (_, prov) = if a.distill_rounds > 0 {

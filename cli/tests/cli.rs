@@ -249,31 +249,8 @@ fn a_tiny_training_run_writes_weights_that_load() {
     std::fs::create_dir_all(&dir).unwrap();
     let ck = dir.join("tiny.weights");
     let ck_s = ck.to_str().unwrap();
-    let (code, out, err) = sheshbesh(&[
-        "train",
-        "--checkpoint",
-        ck_s,
-        "--games",
-        "64",
-        "--hidden",
-        "32",
-        "--race-hidden",
-        "32",
-        "--check-every",
-        "0",
-        "--quiet",
-        "--json",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(json_of(&out)["games"], 64);
-    let (code, _, err) = sheshbesh(&["hint", "start", "31", "--weights", ck_s]);
-    assert_eq!(code, 0, "{err}");
-    // A second run on other seeds, folded with the first into one net.
-    let other = dir.join("other.weights");
-    let both = dir.join("both.weights");
-    let (other_s, both_s) = (other.to_str().unwrap(), both.to_str().unwrap());
-    let tiny = |path: &str, seed: &str| {
-        sheshbesh(&[
+    let tiny = |path: &str, extra: &[&str]| {
+        let mut args = vec![
             "train",
             "--checkpoint",
             path,
@@ -286,11 +263,20 @@ fn a_tiny_training_run_writes_weights_that_load() {
             "--check-every",
             "0",
             "--quiet",
-            "--seed",
-            seed,
-        ])
+        ];
+        args.extend_from_slice(extra);
+        sheshbesh(&args)
     };
-    assert_eq!(tiny(other_s, "2").0, 0);
+    let (code, out, err) = tiny(ck_s, &["--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json_of(&out)["games"], 64);
+    let (code, _, err) = sheshbesh(&["hint", "start", "31", "--weights", ck_s]);
+    assert_eq!(code, 0, "{err}");
+    // A second run on other seeds, folded with the first into one net.
+    let other = dir.join("other.weights");
+    let both = dir.join("both.weights");
+    let (other_s, both_s) = (other.to_str().unwrap(), both.to_str().unwrap());
+    assert_eq!(tiny(other_s, &["--seed", "2"]).0, 0);
     let (code, out, err) =
         sheshbesh(&["train", "--checkpoint", both_s, "--ensemble", ck_s, other_s]);
     assert_eq!(code, 0, "{err}");

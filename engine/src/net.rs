@@ -171,21 +171,20 @@ impl Net {
             return None;
         }
         let share = 1.0 / nets.len() as f32;
-        let cat = |f: &dyn Fn(&Net) -> ndarray::ArrayView2<f32>, axis| {
-            let views: Vec<_> = nets.iter().map(|n| f(n)).collect();
-            // The kernels read the matrices as row-major slices.
-            ndarray::concatenate(axis, &views)
+        // Side by side along the hidden axis, in the row-major layout the
+        // kernels read.
+        fn side_by_side<D: ndarray::RemoveAxis>(
+            axis: Axis,
+            parts: Vec<ndarray::ArrayView<'_, f32, D>>,
+        ) -> ndarray::Array<f32, D> {
+            ndarray::concatenate(axis, &parts)
                 .expect("shapes checked")
                 .as_standard_layout()
                 .into_owned()
-        };
-        let w1 = cat(&|n| n.w1.view(), Axis(1));
-        let w2 = cat(&|n| n.w2.view(), Axis(1)) * share;
-        let b1 = ndarray::concatenate(
-            Axis(0),
-            &nets.iter().map(|n| n.b1.view()).collect::<Vec<_>>(),
-        )
-        .expect("1-d");
+        }
+        let w1 = side_by_side(Axis(1), nets.iter().map(|n| n.w1.view()).collect());
+        let b1 = side_by_side(Axis(0), nets.iter().map(|n| n.b1.view()).collect());
+        let w2 = side_by_side(Axis(1), nets.iter().map(|n| n.w2.view()).collect()) * share;
         let b2 = nets
             .iter()
             .fold(Array1::zeros(OUTPUTS), |acc, n| acc + &n.b2)

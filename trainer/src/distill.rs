@@ -10,6 +10,7 @@
 
 use std::fs;
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context, Result};
 use rand::seq::SliceRandom;
@@ -22,7 +23,6 @@ use sheshbesh_engine::movegen::{generate, MoveList};
 use sheshbesh_engine::rollout::{rollout, RolloutSettings};
 use sheshbesh_engine::search::Ply;
 use sheshbesh_engine::{position_id, Dice, Position, Probs};
-use std::sync::atomic::AtomicBool;
 
 /// One labelled position.
 #[derive(Clone, Debug)]
@@ -249,10 +249,7 @@ pub fn save_examples(path: &Path, examples: &[Example]) -> Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    let tmp = path.with_extension("tmp");
-    fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
-    fs::rename(&tmp, path).with_context(|| format!("renaming to {}", path.display()))?;
-    Ok(())
+    crate::checkpoint::write_atomic(path, text.as_bytes())
 }
 
 /// Reads examples written by [`save_examples`]; a malformed line is an
