@@ -43,8 +43,8 @@ pub struct TrainArgs {
     /// Hidden units of the race net (new runs).
     #[arg(long, default_value_t = 64)]
     pub race_hidden: usize,
-    /// Input layout of a new run: 2 (the shipped net's) or 3 (more
-    /// features; see engine/src/inputs.rs).
+    /// Input layout of a new run or of --widen: 2, 3 (the shipped net's) or
+    /// 4 (more features; see engine/src/inputs.rs).
     #[arg(long, default_value_t = 3)]
     pub layout: u32,
     /// Independent game streams per round (fixes the result; threads do not).
@@ -109,6 +109,11 @@ pub struct TrainArgs {
     /// hidden layers side by side: slower to evaluate, stronger).
     #[arg(long, num_args = 2.., conflicts_with = "average")]
     pub ensemble: Vec<PathBuf>,
+    /// Instead of training, write to --checkpoint this weights file's nets
+    /// reading the larger input layout --layout: the new inputs start at
+    /// zero weight (same play), and training on teaches them.
+    #[arg(long, conflicts_with_all = ["average", "ensemble"])]
+    pub widen: Option<PathBuf>,
     /// Start afresh even if the checkpoint exists (it is overwritten).
     #[arg(long)]
     pub fresh: bool,
@@ -135,7 +140,7 @@ pub fn run(a: TrainArgs) -> Result<()> {
         hidden: a.hidden,
         race_hidden: a.race_hidden,
         layout: Layout::from_id(a.layout)
-            .ok_or_else(|| anyhow::anyhow!("bad layout \"{}\": give 2 or 3", a.layout))?,
+            .ok_or_else(|| anyhow::anyhow!("bad layout \"{}\": give 2, 3 or 4", a.layout))?,
         shards: a.shards.max(1),
         round_games: a.round_games.max(1),
         checkpoint: a.checkpoint.clone(),
@@ -147,10 +152,18 @@ pub fn run(a: TrainArgs) -> Result<()> {
         progress: !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
     };
     // Folding weights files into one (no training): a run's late
-    // checkpoints averaged, or independent runs as one ensemble.
-    if !a.average.is_empty() || !a.ensemble.is_empty() {
+    // checkpoints averaged, independent runs as one ensemble, or one net
+    // widened to more inputs.
+    if !a.average.is_empty() || !a.ensemble.is_empty() || a.widen.is_some() {
         use sheshbesh_trainer::checkpoint;
-        let (ev, prov, what) = if a.average.is_empty() {
+        let (ev, prov, what) = if let Some(from) = &a.widen {
+            let (ev, prov) = checkpoint::widen(from, cfg.layout)?;
+            (
+                ev,
+                prov,
+                format!("{} widened to layout {}", from.display(), a.layout),
+            )
+        } else if a.average.is_empty() {
             let (ev, prov) = checkpoint::ensemble(&a.ensemble)?;
             let what = format!(
                 "ensemble of {} files ({} contact hidden units)",

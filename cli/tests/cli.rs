@@ -288,6 +288,34 @@ fn a_tiny_training_run_writes_weights_that_load() {
     let (code, _, err) = sheshbesh(&["train", "--checkpoint", both_s, "--ensemble", ck_s]);
     assert_ne!(code, 0, "one file is no ensemble");
     assert!(err.contains("ensemble"), "{err}");
+    // Widened to more inputs, the net plays as before.
+    let wide = dir.join("wide.weights");
+    let wide_s = wide.to_str().unwrap();
+    let (code, out, err) = sheshbesh(&[
+        "train",
+        "--checkpoint",
+        wide_s,
+        "--widen",
+        both_s,
+        "--layout",
+        "4",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("widened to layout 4"), "{out}");
+    let (code, out, err) = sheshbesh(&["eval", "start", "--weights", wide_s, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json_of(&out)["probs"][0].as_f64().unwrap(), win);
+    let (code, _, err) = sheshbesh(&[
+        "train",
+        "--checkpoint",
+        both_s,
+        "--widen",
+        wide_s,
+        "--layout",
+        "3",
+    ]);
+    assert_ne!(code, 0, "layout 3 does not extend layout 4");
+    assert!(err.contains("does not extend"), "{err}");
     // A damaged file is refused with a reason.
     let mut bytes = std::fs::read(&ck).unwrap();
     let n = bytes.len();

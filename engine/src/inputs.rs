@@ -21,7 +21,15 @@
 //!   / 40), points made in the other's home board / 3, pips outside the
 //!   home board / 150, the share of rolls hitting two blots of the other,
 //!   the pips those hits cost (the costliest blot per roll, / 25, / 36),
-//!   and home points times outer-board points / 36.
+//!   and home points times outer-board points / 36;
+//! - layout 4 only, 6 more per side, each depending on where the other
+//!   side's rearmost checker is (so none is a sum of the board units):
+//!   pips still needed to break contact / 152, pips of checkers already
+//!   clear of contact / 100, timing (pips playable without giving up a
+//!   point in the contact zone, / 100), the spread of the checkers lagging
+//!   behind their mean (mean squared distance / 100), and whether this side
+//!   holds two or more anchors in the other's home (a back game), alone and
+//!   times its race deficit / 100.
 //!
 //! The feature arithmetic runs on the position's bitboards: the points a
 //! roll reaches are shifts of the occupancy mask, masked by the points the
@@ -36,6 +44,8 @@ pub enum Layout {
     V2,
     /// 236 inputs (17 features per side).
     V3,
+    /// 248 inputs (23 features per side).
+    V4,
 }
 
 impl Layout {
@@ -47,6 +57,7 @@ impl Layout {
         match self {
             Layout::V2 => 2,
             Layout::V3 => 3,
+            Layout::V4 => 4,
         }
     }
 
@@ -55,6 +66,7 @@ impl Layout {
         match id {
             2 => Some(Layout::V2),
             3 => Some(Layout::V3),
+            4 => Some(Layout::V4),
             _ => None,
         }
     }
@@ -64,6 +76,7 @@ impl Layout {
         match self {
             Layout::V2 => 11,
             Layout::V3 => 17,
+            Layout::V4 => 23,
         }
     }
 
@@ -81,7 +94,7 @@ impl Layout {
 /// Identifies the default input layout inside weights files.
 pub const LAYOUT_ID: u32 = 2;
 /// The most inputs of any layout.
-pub const MAX_INPUTS: usize = 2 * (25 * 4 + 1 + 17);
+pub const MAX_INPUTS: usize = 2 * (25 * 4 + 1 + 23);
 /// Hand-made features per side.
 pub const FEATURES: usize = 11;
 /// Inputs per side.
@@ -210,7 +223,7 @@ impl SparseInputs {
             f + 11,
             (s.occupied() & !s.made() & POINTS_MASK).count_ones() as f32 / 15.0,
         );
-        if layout == Layout::V3 {
+        if layout != Layout::V2 {
             let open = !Checkers::mirrored(o.made()) & POINTS_MASK;
             let board = s.occupied() & POINTS_MASK;
             let mobility: u32 = (1..=6).map(|d| ((board >> d) & open).count_ones()).sum();
@@ -224,7 +237,82 @@ impl SparseInputs {
             let outer = (s.made() >> 7 & 0x3F).count_ones() as f32;
             self.push(f + 17, home * outer / 36.0);
         }
+        if layout == Layout::V4 {
+            let c = Contact::of(s, o);
+            self.push(f + 18, c.to_break as f32 / 152.0);
+            self.push(f + 19, c.clear_pips as f32 / 100.0);
+            self.push(f + 20, c.timing as f32 / 100.0);
+            self.push(f + 21, lagging_spread(s) / 100.0);
+            if (s.made() & (0x3F << 19)).count_ones() >= 2 {
+                self.push(f + 22, 1.0);
+                let deficit = s.pips().saturating_sub(o.pips());
+                self.push(f + 23, deficit as f32 / 100.0);
+            }
+        }
     }
+}
+
+/// Where side `s` stands against the other side's rearmost checker.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Contact {
+    /// Pips `s` must play before every checker of it is past the other's
+    /// rearmost checker.
+    to_break: u32,
+    /// Pips of the checkers of `s` already past it (free to run home).
+    clear_pips: u32,
+    /// Pips `s` can play before it must give up a point it holds in the
+    /// contact zone: every pip of the clear checkers outside home, and the
+    /// spares (beyond two) and blots of the points in contact, down to the
+    /// home board.
+    timing: u32,
+}
+
+impl Contact {
+    fn of(s: &Checkers, o: &Checkers) -> Contact {
+        // The other's rearmost checker on my numbering; my checkers on
+        // points below it are past it. From its bar it may enter on my 1
+        // point: nothing is past, and a checker must bear off to pass.
+        let front = (25 - o.highest() as u32).max(1);
+        let mut c = Contact::default();
+        for p in 1..=25u32 {
+            let n = u32::from(s.at(p as usize));
+            if n == 0 {
+                continue;
+            }
+            let beyond_home = p.saturating_sub(6);
+            if p < front {
+                c.clear_pips += n * p;
+                c.timing += n * beyond_home;
+            } else {
+                c.to_break += n * (p - front + 1);
+                let spare = if n == 1 || p == 25 { n } else { n - 2 };
+                c.timing += spare * beyond_home;
+            }
+        }
+        c
+    }
+}
+
+/// Mean squared distance behind the mean position of the checkers of `s`
+/// that lag behind it (over all its checkers not yet off): large for a
+/// side whose stragglers are far from the rest.
+fn lagging_spread(s: &Checkers) -> f32 {
+    let (mut n, mut sum) = (0u32, 0u32);
+    for p in 1..=25u32 {
+        let k = u32::from(s.at(p as usize));
+        n += k;
+        sum += k * p;
+    }
+    if n == 0 {
+        return 0.0;
+    }
+    let mean = sum as f32 / n as f32;
+    let mut spread = 0.0;
+    for p in (mean.ceil() as u32).max(1)..=25 {
+        let d = p as f32 - mean;
+        spread += f32::from(s.at(p as usize)) * d * d;
+    }
+    spread / n as f32
 }
 
 fn highest_bit(mask: u32) -> u32 {
@@ -473,20 +561,49 @@ mod tests {
     }
 
     #[test]
-    fn layout_3_extends_layout_2() {
+    fn each_layout_extends_the_one_before() {
         let pos = Position {
             me: side(&[(24, 1), (13, 4), (8, 3), (6, 4), (5, 2), (3, 1)], 0),
             opp: side(&[(24, 2), (13, 5), (8, 2), (7, 1), (6, 5)], 0),
         };
-        let (v2, v3) = (Layout::V2, Layout::V3);
-        let a = SparseInputs::encode_as(&pos, v2).dense_of(v2.inputs());
-        let b = SparseInputs::encode_as(&pos, v3).dense_of(v3.inputs());
-        let (p2, p3) = (v2.per_side(), v3.per_side());
-        assert_eq!(&a[..p2], &b[..p2]);
-        assert_eq!(&a[p2..], &b[p3..p3 + p2]);
-        assert!(b[p2..p3].iter().any(|&x| x != 0.0));
-        assert_eq!(Layout::from_id(3), Some(v3));
-        assert_eq!(Layout::from_id(4), None);
+        for (small, big) in [(Layout::V2, Layout::V3), (Layout::V3, Layout::V4)] {
+            let a = SparseInputs::encode_as(&pos, small).dense_of(small.inputs());
+            let b = SparseInputs::encode_as(&pos, big).dense_of(big.inputs());
+            let (ps, pb) = (small.per_side(), big.per_side());
+            assert_eq!(&a[..ps], &b[..ps]);
+            assert_eq!(&a[ps..], &b[pb..pb + ps]);
+            assert!(b[ps..pb].iter().any(|&x| x != 0.0));
+            assert_eq!(Layout::from_id(big.id()), Some(big));
+        }
+        assert_eq!(Layout::from_id(5), None);
+        assert_eq!(Layout::V4.inputs(), MAX_INPUTS);
+    }
+
+    #[test]
+    fn contact_is_measured_from_the_other_sides_rearmost_checker() {
+        // The other's rearmost checker is on its 20 point, my 5: my
+        // checkers on 4 and 3 are past it, those on 13 (a point) and 8 (a
+        // blot) are not.
+        let me = side(&[(13, 3), (8, 1), (4, 2), (3, 1)], 0);
+        let opp = side(&[(20, 1), (6, 5)], 0);
+        let c = Contact::of(&me, &opp);
+        assert_eq!(c.clear_pips, 2 * 4 + 3);
+        assert_eq!(c.to_break, 3 * (13 - 5 + 1) + (8 - 5 + 1));
+        // One spare on the 13 (7 pips to home) and the blot on 8 (2).
+        assert_eq!(c.timing, 7 + 2);
+        // A checker of the other's on the bar: nothing of mine is past it.
+        let c = Contact::of(&me, &side(&[(6, 5)], 1));
+        assert_eq!(c.clear_pips, 0);
+        assert_eq!(c.to_break, 3 * 13 + 8 + 2 * 4 + 3);
+    }
+
+    #[test]
+    fn the_spread_counts_only_the_stragglers() {
+        assert_eq!(lagging_spread(&side(&[(6, 15)], 0)), 0.0);
+        // Fourteen on the 1 point, one on the 16: mean 2, one checker 14
+        // behind it.
+        let s = lagging_spread(&side(&[(1, 14), (16, 1)], 0));
+        assert!((s - 196.0 / 15.0).abs() < 1e-4, "{s}");
     }
 
     #[test]

@@ -10,10 +10,10 @@
 //! FMA, chosen at start when the CPU has them (an AVX-512 build measured
 //! slower on this machine's AMD EPYC).
 
-use ndarray::{Array1, Array2, ArrayView2, Axis};
+use ndarray::{s, Array1, Array2, ArrayView2, Axis};
 use rand::Rng;
 
-use crate::inputs::SparseInputs;
+use crate::inputs::{Layout, SparseInputs};
 use crate::probs::Probs;
 
 /// Outputs of every net.
@@ -190,6 +190,25 @@ impl Net {
             .fold(Array1::zeros(OUTPUTS), |acc, n| acc + &n.b2)
             * share;
         Some(Net { w1, b1, w2, b2 })
+    }
+
+    /// The same net reading a larger input layout: each side's block of
+    /// inputs moves to its place in `to`, and the inputs `to` adds start
+    /// with zero weights, so the outputs are unchanged until training
+    /// gives them weight. `None` unless this net reads `from` and `to` has
+    /// at least its features (every layout extends the ones before it).
+    pub fn widened(&self, from: Layout, to: Layout) -> Option<Net> {
+        if self.inputs() != from.inputs() || to.features() < from.features() {
+            return None;
+        }
+        let mut w1 = Array2::zeros((to.inputs(), self.hidden()));
+        let n = from.per_side();
+        for side in 0..2 {
+            let (old, new) = (side * n, side * to.per_side());
+            w1.slice_mut(s![new..new + n, ..])
+                .assign(&self.w1.slice(s![old..old + n, ..]));
+        }
+        Some(Net { w1, ..self.clone() })
     }
 
     /// `self += scale * (other - base)`: folds another worker's progress
@@ -389,6 +408,22 @@ mod tests {
         }
         let after = err(net.eval(&x, &mut act));
         assert!(after < before * 0.1, "{before} -> {after}");
+    }
+
+    #[test]
+    fn a_widened_net_evaluates_as_before_until_trained() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(4);
+        let (v3, v4) = (Layout::V3, Layout::V4);
+        let net = Net::random(v3.inputs(), 64, &mut rng);
+        let wide = net.widened(v3, v4).unwrap();
+        assert_eq!(wide.inputs(), v4.inputs());
+        let (mut a, mut b) = (net.activations(), wide.activations());
+        let pos = Position::start();
+        let before = net.eval(&SparseInputs::encode_as(&pos, v3), &mut a);
+        let after = wide.eval(&SparseInputs::encode_as(&pos, v4), &mut b);
+        assert_eq!(before, after);
+        assert!(net.widened(v4, v3).is_none());
+        assert!(net.widened(Layout::V2, v4).is_none());
     }
 
     #[test]

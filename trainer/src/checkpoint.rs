@@ -8,6 +8,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use sheshbesh_engine::evaluator::NetEvaluator;
+use sheshbesh_engine::inputs::Layout;
 use sheshbesh_engine::net::{Net, MAX_HIDDEN};
 use sheshbesh_engine::weights;
 
@@ -179,6 +180,33 @@ pub fn ensemble(paths: &[std::path::PathBuf]) -> Result<(NetEvaluator, Provenanc
         .map(|p| p.seconds)
         .sum();
     Ok((merged, prov))
+}
+
+/// A weights file's nets re-read in a larger input layout
+/// ([`Net::widened`]): the new inputs start at zero weight, so training
+/// continues from the same play and learns what the new inputs add.
+pub fn widen(path: &Path, to: Layout) -> Result<(NetEvaluator, Provenance)> {
+    let (mut ev, prov) = load(path)?;
+    let from = ev.layout;
+    let refuse = || {
+        anyhow::anyhow!(
+            "{} reads input layout {}, which layout {} does not extend",
+            path.display(),
+            from.id(),
+            to.id()
+        )
+    };
+    ev.contact = ev.contact.widened(from, to).ok_or_else(refuse)?;
+    ev.race = ev.race.widened(from, to).ok_or_else(refuse)?;
+    ev.layout = to;
+    let mut prov = prov.unwrap_or_else(|| Provenance::new("", 0));
+    prov.command = format!(
+        "{} ; widened from layout {} to {}",
+        prov.command,
+        from.id(),
+        to.id()
+    );
+    Ok((ev, prov))
 }
 
 #[cfg(test)]

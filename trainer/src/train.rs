@@ -302,7 +302,7 @@ mod tests {
     #[test]
     fn a_short_run_learns_to_beat_random_play_in_every_layout() {
         use sheshbesh_engine::duel::{duel, RandomPlayer};
-        for layout in [Layout::V2, Layout::V3] {
+        for layout in [Layout::V2, Layout::V3, Layout::V4] {
             let dir = std::env::temp_dir().join(format!(
                 "shb-train2-{}-{}",
                 std::process::id(),
