@@ -173,6 +173,14 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Rust ignores SIGPIPE, so printing into a closed pipe (`sheshbesh eval
+    // ... | head -1`) would panic; quit quietly as other Unix tools do.
+    #[cfg(unix)]
+    // SAFETY: restoring a signal's default disposition before any thread
+    // starts touches no Rust state.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Show {

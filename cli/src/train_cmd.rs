@@ -114,6 +114,11 @@ pub struct TrainArgs {
     /// zero weight (same play), and training on teaches them.
     #[arg(long, conflicts_with_all = ["average", "ensemble"])]
     pub widen: Option<PathBuf>,
+    /// Instead of training, write to --checkpoint this weights file's nets
+    /// plus a net of their own for crashed positions, a copy of the contact
+    /// net (same play) that training on specialises.
+    #[arg(long, conflicts_with_all = ["average", "ensemble", "widen"])]
+    pub split_crashed: Option<PathBuf>,
     /// Start afresh even if the checkpoint exists (it is overwritten).
     #[arg(long)]
     pub fresh: bool,
@@ -154,9 +159,16 @@ pub fn run(a: TrainArgs) -> Result<()> {
     // Folding weights files into one (no training): a run's late
     // checkpoints averaged, independent runs as one ensemble, or one net
     // widened to more inputs.
-    if !a.average.is_empty() || !a.ensemble.is_empty() || a.widen.is_some() {
+    if !a.average.is_empty()
+        || !a.ensemble.is_empty()
+        || a.widen.is_some()
+        || a.split_crashed.is_some()
+    {
         use sheshbesh_trainer::checkpoint;
-        let (ev, prov, what) = if let Some(from) = &a.widen {
+        let (ev, prov, what) = if let Some(from) = &a.split_crashed {
+            let (ev, prov) = checkpoint::split_crashed(from)?;
+            (ev, prov, format!("{} with a crashed net", from.display()))
+        } else if let Some(from) = &a.widen {
             let (ev, prov) = checkpoint::widen(from, cfg.layout)?;
             (
                 ev,

@@ -316,6 +316,21 @@ fn a_tiny_training_run_writes_weights_that_load() {
     ]);
     assert_ne!(code, 0, "layout 3 does not extend layout 4");
     assert!(err.contains("does not extend"), "{err}");
+    // A crashed net split from the contact net plays as before too.
+    let split = dir.join("split.weights");
+    let split_s = split.to_str().unwrap();
+    let (code, out, err) =
+        sheshbesh(&["train", "--checkpoint", split_s, "--split-crashed", wide_s]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("with a crashed net"), "{out}");
+    let crashed = "4M8PAAybAQAAAA";
+    let (_, a, _) = sheshbesh(&["eval", crashed, "--weights", wide_s, "--json"]);
+    let (code, b, err) = sheshbesh(&["eval", crashed, "--weights", split_s, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json_of(&a)["probs"], json_of(&b)["probs"]);
+    let (code, _, err) = sheshbesh(&["train", "--checkpoint", wide_s, "--split-crashed", split_s]);
+    assert_ne!(code, 0);
+    assert!(err.contains("already has a crashed net"), "{err}");
     // A damaged file is refused with a reason.
     let mut bytes = std::fs::read(&ck).unwrap();
     let n = bytes.len();
@@ -743,4 +758,20 @@ fn play_refuses_bad_options_before_printing_anything() {
         assert!(out.is_empty(), "{args:?} printed {out}");
         assert!(err.starts_with("sheshbesh: bad "), "{args:?}: {err}");
     }
+}
+
+#[test]
+#[cfg(unix)]
+fn output_into_a_closed_pipe_ends_quietly() {
+    // The reading end is closed before the command writes (`... | head`
+    // having quit).
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = Command::new(env!("CARGO_BIN_EXE_sheshbesh"))
+        .args(["eval", "start"])
+        .stdout(writer)
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!err.contains("panicked"), "{err}");
 }

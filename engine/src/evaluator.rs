@@ -11,7 +11,7 @@ use crate::bearoff::Bearoff;
 use crate::inputs::{Layout, SparseInputs};
 use crate::movegen::Candidate;
 use crate::net::Net;
-use crate::position::Position;
+use crate::position::{Checkers, Position, CHECKERS};
 use crate::probs::Probs;
 use crate::rules::{win_kind, WinKind};
 use crate::weights::{WeightsError, WeightsSet};
@@ -126,6 +126,11 @@ impl<E: Evaluator + ?Sized> crate::duel::Chooser for Greedy<'_, E> {
 pub enum Phase {
     /// The sides can still hit each other.
     Contact,
+    /// Contact where a side has crashed: at most six of its checkers
+    /// still in play beyond those piled on its ace and deuce points (bearing
+    /// off against an anchor, a busted back game). Its own net when the
+    /// weights have one, else the contact net.
+    Crashed,
     /// A pure race.
     Race,
 }
@@ -133,11 +138,32 @@ pub enum Phase {
 impl Phase {
     /// The phase of a position.
     pub fn of(pos: &Position) -> Phase {
-        if pos.is_contact() {
-            Phase::Contact
-        } else {
+        if !pos.is_contact() {
             Phase::Race
+        } else if crashed(&pos.me) || crashed(&pos.opp) {
+            Phase::Crashed
+        } else {
+            Phase::Contact
         }
+    }
+}
+
+/// Whether a side in contact has crashed: at most six of its checkers
+/// (bar included, borne off not) are still in play once the dead ones on
+/// its low points are set aside — a pile of two or more on the ace point
+/// with all but one of a pile on the deuce point, or with a bare ace point
+/// all but one of the deuce point's (gnubg's class of the same name).
+fn crashed(side: &Checkers) -> bool {
+    const LIVE: i32 = 6;
+    let in_play = i32::from(CHECKERS - side.off());
+    let (ace, deuce) = (i32::from(side.at(1)), i32::from(side.at(2)));
+    if in_play <= LIVE {
+        return true;
+    }
+    if ace > 1 {
+        in_play - ace <= LIVE || (deuce > 1 && in_play - ace - deuce + 1 <= LIVE)
+    } else {
+        in_play - (deuce - 1) <= LIVE
     }
 }
 
@@ -149,6 +175,8 @@ pub struct NetEvaluator {
     pub contact: Net,
     /// Net for races.
     pub race: Net,
+    /// Net for crashed positions (`None`: the contact net plays them).
+    pub crashed: Option<Net>,
     /// Exact values for bear-offs (`None`: the race net plays them too).
     pub bearoff: Option<Arc<Bearoff>>,
     /// The input layout both nets read.
@@ -161,6 +189,7 @@ impl NetEvaluator {
         Ok(NetEvaluator {
             contact: set.get("contact")?.clone(),
             race: set.get("race")?.clone(),
+            crashed: set.get("crashed").ok().cloned(),
             bearoff: None,
             layout: set.layout,
         })
@@ -183,12 +212,16 @@ impl NetEvaluator {
 
     /// The nets as a weights set, with provenance text.
     pub fn to_weights(&self, provenance: &str) -> WeightsSet {
+        let mut nets = vec![
+            ("contact".into(), self.contact.clone()),
+            ("race".into(), self.race.clone()),
+        ];
+        if let Some(c) = &self.crashed {
+            nets.push(("crashed".into(), c.clone()));
+        }
         WeightsSet {
             layout: self.layout,
-            nets: vec![
-                ("contact".into(), self.contact.clone()),
-                ("race".into(), self.race.clone()),
-            ],
+            nets,
             provenance: provenance.into(),
         }
     }
@@ -204,15 +237,28 @@ impl NetEvaluator {
     pub fn net(&self, phase: Phase) -> &Net {
         match phase {
             Phase::Contact => &self.contact,
+            Phase::Crashed => self.crashed.as_ref().unwrap_or(&self.contact),
             Phase::Race => &self.race,
         }
     }
 
     /// The net for a phase, mutably (training).
     pub fn net_mut(&mut self, phase: Phase) -> &mut Net {
-        match phase {
-            Phase::Contact => &mut self.contact,
-            Phase::Race => &mut self.race,
+        match (phase, &mut self.crashed) {
+            (Phase::Crashed, Some(c)) => c,
+            (Phase::Contact | Phase::Crashed, _) => &mut self.contact,
+            (Phase::Race, _) => &mut self.race,
+        }
+    }
+
+    /// `self += scale * (other - base)` for every net ([`Net::add_delta`]):
+    /// folds another worker's progress since `base` into this evaluator.
+    /// The three must have the same nets.
+    pub fn add_delta(&mut self, other: &NetEvaluator, base: &NetEvaluator, scale: f32) {
+        self.contact.add_delta(&other.contact, &base.contact, scale);
+        self.race.add_delta(&other.race, &base.race, scale);
+        if let (Some(c), Some(o), Some(b)) = (&mut self.crashed, &other.crashed, &base.crashed) {
+            c.add_delta(o, b, scale);
         }
     }
 }
@@ -294,6 +340,52 @@ mod tests {
                 *o = Probs([w.clamp(0.0, 1.0), 0.0, 0.0, 0.0, 0.0]);
             }
         }
+    }
+
+    #[test]
+    fn crashed_positions_are_told_from_contact_and_race() {
+        use crate::position::test_side as side;
+        assert_eq!(Phase::of(&Position::start()), Phase::Contact);
+        // I hold the opponent's 1 point; it has six checkers left, all on
+        // its low points: it has crashed.
+        let me = side(&[(24, 2), (13, 5), (8, 4), (6, 4)], 0);
+        let six = side(&[(3, 2), (2, 2), (1, 2)], 0);
+        assert_eq!(Phase::of(&Position { me, opp: six }), Phase::Crashed);
+        // Ten checkers, but six of them dead on its ace: four live.
+        let piled = side(&[(3, 1), (2, 2), (1, 6), (5, 1)], 0);
+        assert_eq!(Phase::of(&Position { me, opp: piled }), Phase::Crashed);
+        // Ten checkers spread over its home board: not crashed.
+        let spread = side(&[(6, 2), (5, 2), (4, 2), (3, 2), (2, 2)], 0);
+        assert_eq!(Phase::of(&Position { me, opp: spread }), Phase::Contact);
+        // No contact: a race, however few checkers are left.
+        let home = side(&[(6, 2), (5, 2), (4, 2), (3, 2), (2, 2), (1, 5)], 0);
+        let race = Position {
+            me: side(&[(1, 2)], 0),
+            opp: home,
+        };
+        assert_eq!(Phase::of(&race), Phase::Race);
+    }
+
+    #[test]
+    fn a_crashed_net_is_used_when_present_and_kept_by_the_weights_file() {
+        use rand::SeedableRng;
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(9);
+        let layout = Layout::V3;
+        let mut ev = NetEvaluator {
+            contact: Net::random(layout.inputs(), 32, &mut rng),
+            race: Net::random(layout.inputs(), 32, &mut rng),
+            crashed: None,
+            bearoff: None,
+            layout,
+        };
+        assert_eq!(ev.net(Phase::Crashed), &ev.contact);
+        let crashed = Net::random(layout.inputs(), 64, &mut rng);
+        ev.crashed = Some(crashed.clone());
+        assert_eq!(ev.net(Phase::Crashed), &crashed);
+        assert_eq!(ev.net_mut(Phase::Crashed), &crashed);
+        let bytes = crate::weights::encode(&ev.to_weights("t"));
+        let back = NetEvaluator::from_weights(&crate::weights::decode(&bytes).unwrap()).unwrap();
+        assert_eq!(back, ev);
     }
 
     #[test]

@@ -687,6 +687,7 @@ mod tests {
         NetEvaluator {
             contact: crate::net::Net::random(crate::inputs::INPUTS, 32, &mut rng),
             race: crate::net::Net::random(crate::inputs::INPUTS, 32, &mut rng),
+            crashed: None,
             bearoff: db,
             layout: crate::inputs::Layout::DEFAULT,
         }

@@ -110,14 +110,15 @@ pub fn average(paths: &[std::path::PathBuf]) -> Result<(NetEvaluator, Provenance
     for (ev, _) in &loaded[1..] {
         anyhow::ensure!(
             ev.contact.w1.dim() == first.contact.w1.dim()
-                && ev.race.w1.dim() == first.race.w1.dim(),
+                && ev.race.w1.dim() == first.race.w1.dim()
+                && ev.crashed.as_ref().map(|n| n.w1.dim())
+                    == first.crashed.as_ref().map(|n| n.w1.dim()),
             "checkpoints of different shapes cannot be averaged"
         );
     }
     // mean = first + sum over the others of (other - first) / n
     for (ev, _) in &loaded[1..] {
-        mean.contact.add_delta(&ev.contact, &first.contact, scale);
-        mean.race.add_delta(&ev.race, &first.race, scale);
+        mean.add_delta(ev, first, scale);
     }
     let mut prov = loaded
         .last()
@@ -155,6 +156,17 @@ pub fn ensemble(paths: &[std::path::PathBuf]) -> Result<(NetEvaluator, Provenanc
     merged.race = Net::ensemble(&race).ok_or_else(|| {
         anyhow::anyhow!("the race nets together exceed {MAX_HIDDEN} hidden units")
     })?;
+    let crashed: Vec<&Net> = loaded
+        .iter()
+        .filter_map(|(ev, _)| ev.crashed.as_ref())
+        .collect();
+    merged.crashed = match crashed.len() {
+        0 => None,
+        n if n == loaded.len() => Some(Net::ensemble(&crashed).ok_or_else(|| {
+            anyhow::anyhow!("the crashed nets together exceed {MAX_HIDDEN} hidden units")
+        })?),
+        _ => anyhow::bail!("some of the weights files have a crashed net and some do not"),
+    };
     let mut prov = loaded[0]
         .1
         .clone()
@@ -198,6 +210,9 @@ pub fn widen(path: &Path, to: Layout) -> Result<(NetEvaluator, Provenance)> {
     };
     ev.contact = ev.contact.widened(from, to).ok_or_else(refuse)?;
     ev.race = ev.race.widened(from, to).ok_or_else(refuse)?;
+    if let Some(c) = &ev.crashed {
+        ev.crashed = Some(c.widened(from, to).ok_or_else(refuse)?);
+    }
     ev.layout = to;
     let mut prov = prov.unwrap_or_else(|| Provenance::new("", 0));
     prov.command = format!(
@@ -206,6 +221,22 @@ pub fn widen(path: &Path, to: Layout) -> Result<(NetEvaluator, Provenance)> {
         from.id(),
         to.id()
     );
+    Ok((ev, prov))
+}
+
+/// A weights file's nets with a net of their own for crashed positions,
+/// starting as a copy of the contact net (same play): training then
+/// specialises it.
+pub fn split_crashed(path: &Path) -> Result<(NetEvaluator, Provenance)> {
+    let (mut ev, prov) = load(path)?;
+    anyhow::ensure!(
+        ev.crashed.is_none(),
+        "{} already has a crashed net",
+        path.display()
+    );
+    ev.crashed = Some(ev.contact.clone());
+    let mut prov = prov.unwrap_or_else(|| Provenance::new("", 0));
+    prov.command = format!("{} ; crashed net split from the contact net", prov.command);
     Ok((ev, prov))
 }
 

@@ -85,6 +85,7 @@ pub fn fresh(seed: u64, hidden: usize, race_hidden: usize, layout: Layout) -> Ne
     NetEvaluator {
         contact: Net::random(layout.inputs(), hidden, &mut rng),
         race: Net::random(layout.inputs(), race_hidden, &mut rng),
+        crashed: None,
         bearoff: None,
         layout,
     }
@@ -177,8 +178,7 @@ pub fn train(cfg: &TrainConfig) -> Result<(NetEvaluator, Provenance)> {
             })
             .collect();
         for (local, e, n) in &results {
-            ev.contact.add_delta(&local.contact, &base.contact, 1.0);
-            ev.race.add_delta(&local.race, &base.race, 1.0);
+            ev.add_delta(local, &base, 1.0);
             sq += e;
             plies += n;
         }
