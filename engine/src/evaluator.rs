@@ -161,7 +161,7 @@ fn crashed(side: &Checkers) -> bool {
         return true;
     }
     if ace > 1 {
-        in_play - ace <= LIVE || (deuce > 1 && in_play - ace - deuce + 1 <= LIVE)
+        in_play - ace <= LIVE || (deuce > 1 && in_play - ace - (deuce - 1) <= LIVE)
     } else {
         in_play - (deuce - 1) <= LIVE
     }
