@@ -291,29 +291,24 @@ fn a_tiny_training_run_writes_weights_that_load() {
     // Widened to more inputs, the net plays as before.
     let wide = dir.join("wide.weights");
     let wide_s = wide.to_str().unwrap();
-    let (code, out, err) = sheshbesh(&[
-        "train",
-        "--checkpoint",
-        wide_s,
-        "--widen",
-        both_s,
-        "--layout",
-        "4",
-    ]);
+    let widen = |to: &str, from: &str, layout: &str| {
+        sheshbesh(&[
+            "train",
+            "--checkpoint",
+            to,
+            "--widen",
+            from,
+            "--layout",
+            layout,
+        ])
+    };
+    let (code, out, err) = widen(wide_s, both_s, "4");
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("widened to layout 4"), "{out}");
     let (code, out, err) = sheshbesh(&["eval", "start", "--weights", wide_s, "--json"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(json_of(&out)["probs"][0].as_f64().unwrap(), win);
-    let (code, _, err) = sheshbesh(&[
-        "train",
-        "--checkpoint",
-        both_s,
-        "--widen",
-        wide_s,
-        "--layout",
-        "3",
-    ]);
+    let (code, _, err) = widen(both_s, wide_s, "3");
     assert_ne!(code, 0, "layout 3 does not extend layout 4");
     assert!(err.contains("does not extend"), "{err}");
     // A crashed net split from the contact net plays as before too.

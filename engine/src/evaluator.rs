@@ -242,6 +242,20 @@ impl NetEvaluator {
         }
     }
 
+    /// The net that evaluates `pos`: as [`Phase::of`], but the crashed
+    /// test, on the hot path, is made only when there is a crashed net.
+    #[inline]
+    fn net_for(&self, pos: &Position) -> &Net {
+        if !pos.is_contact() {
+            &self.race
+        } else {
+            match &self.crashed {
+                Some(c) if crashed(&pos.me) || crashed(&pos.opp) => c,
+                _ => &self.contact,
+            }
+        }
+    }
+
     /// The net for a phase, mutably (training).
     pub fn net_mut(&mut self, phase: Phase) -> &mut Net {
         match (phase, &mut self.crashed) {
@@ -298,7 +312,7 @@ impl Evaluator for NetEvaluator {
                 continue;
             }
             self.encode_into(pos, &mut x);
-            *o = sanitize(pos, self.net(Phase::of(pos)).eval(&x, &mut act));
+            *o = sanitize(pos, self.net_for(pos).eval(&x, &mut act));
         }
     }
 }

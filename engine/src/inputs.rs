@@ -245,7 +245,7 @@ impl SparseInputs {
             self.push(f + 21, lagging_spread(s) / 100.0);
             if (s.made() & (0x3F << 19)).count_ones() >= 2 {
                 self.push(f + 22, 1.0);
-                let deficit = s.pips().saturating_sub(o.pips());
+                let deficit = pips.saturating_sub(o.pips());
                 self.push(f + 23, deficit as f32 / 100.0);
             }
         }

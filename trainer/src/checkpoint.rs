@@ -120,12 +120,9 @@ pub fn average(paths: &[std::path::PathBuf]) -> Result<(NetEvaluator, Provenance
     for (ev, _) in &loaded[1..] {
         mean.add_delta(ev, first, scale);
     }
-    let mut prov = loaded
-        .last()
-        .and_then(|(_, p)| p.clone())
-        .unwrap_or_else(|| Provenance::new("", 0));
     let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-    prov.command = format!("{} ; average of {}", prov.command, names.join(" "));
+    let last = loaded.last().and_then(|(_, p)| p.clone());
+    let prov = with_step(last, &format!("average of {}", names.join(" ")));
     Ok((mean, prov))
 }
 
@@ -194,6 +191,14 @@ pub fn ensemble(paths: &[std::path::PathBuf]) -> Result<(NetEvaluator, Provenanc
     Ok((merged, prov))
 }
 
+/// A file's provenance (or a blank one) with `step` appended to its
+/// command: what was done to the nets after training.
+fn with_step(prov: Option<Provenance>, step: &str) -> Provenance {
+    let mut prov = prov.unwrap_or_else(|| Provenance::new("", 0));
+    prov.command = format!("{} ; {step}", prov.command);
+    prov
+}
+
 /// A weights file's nets re-read in a larger input layout
 /// ([`Net::widened`]): the new inputs start at zero weight, so training
 /// continues from the same play and learns what the new inputs add.
@@ -214,12 +219,9 @@ pub fn widen(path: &Path, to: Layout) -> Result<(NetEvaluator, Provenance)> {
         ev.crashed = Some(c.widened(from, to).ok_or_else(refuse)?);
     }
     ev.layout = to;
-    let mut prov = prov.unwrap_or_else(|| Provenance::new("", 0));
-    prov.command = format!(
-        "{} ; widened from layout {} to {}",
-        prov.command,
-        from.id(),
-        to.id()
+    let prov = with_step(
+        prov,
+        &format!("widened from layout {} to {}", from.id(), to.id()),
     );
     Ok((ev, prov))
 }
@@ -235,8 +237,7 @@ pub fn split_crashed(path: &Path) -> Result<(NetEvaluator, Provenance)> {
         path.display()
     );
     ev.crashed = Some(ev.contact.clone());
-    let mut prov = prov.unwrap_or_else(|| Provenance::new("", 0));
-    prov.command = format!("{} ; crashed net split from the contact net", prov.command);
+    let prov = with_step(prov, "crashed net split from the contact net");
     Ok((ev, prov))
 }
 
