@@ -119,6 +119,16 @@ pub struct TrainArgs {
     /// net (same play) that training on specialises.
     #[arg(long, conflicts_with_all = ["average", "ensemble", "widen"])]
     pub split_crashed: Option<PathBuf>,
+    /// Instead of training, write to --checkpoint this weights file's nets
+    /// with a second hidden layer of --hidden2 units in the contact net,
+    /// read by the outputs beside the first (same play until training
+    /// gives it weight).
+    #[arg(long, requires = "hidden2", conflicts_with_all = ["average", "ensemble", "widen", "split_crashed"])]
+    pub deepen: Option<PathBuf>,
+    /// Units of the contact net's second hidden layer, for --deepen or a
+    /// new run (0: none; else a multiple of 8 up to 128).
+    #[arg(long)]
+    pub hidden2: Option<usize>,
     /// Start afresh even if the checkpoint exists (it is overwritten).
     #[arg(long)]
     pub fresh: bool,
@@ -144,6 +154,7 @@ pub fn run(a: TrainArgs) -> Result<()> {
         },
         hidden: a.hidden,
         race_hidden: a.race_hidden,
+        hidden2: a.hidden2.unwrap_or(0),
         layout: Layout::from_id(a.layout)
             .ok_or_else(|| anyhow::anyhow!("bad layout \"{}\": give 2, 3 or 4", a.layout))?,
         shards: a.shards.max(1),
@@ -158,14 +169,20 @@ pub fn run(a: TrainArgs) -> Result<()> {
     };
     // Folding weights files into one (no training): a run's late
     // checkpoints averaged, independent runs as one ensemble, or one net
-    // widened to more inputs.
+    // widened to more inputs, given a crashed net or a second layer.
     if !a.average.is_empty()
         || !a.ensemble.is_empty()
         || a.widen.is_some()
         || a.split_crashed.is_some()
+        || a.deepen.is_some()
     {
         use sheshbesh_trainer::checkpoint;
-        let (ev, prov, what) = if let Some(from) = &a.split_crashed {
+        let (ev, prov, what) = if let Some(from) = &a.deepen {
+            let units = cfg.hidden2;
+            let (ev, prov) = checkpoint::deepen(from, units, a.seed)?;
+            let what = format!("{} with a second layer of {units} units", from.display());
+            (ev, prov, what)
+        } else if let Some(from) = &a.split_crashed {
             let (ev, prov) = checkpoint::split_crashed(from)?;
             (ev, prov, format!("{} with a crashed net", from.display()))
         } else if let Some(from) = &a.widen {

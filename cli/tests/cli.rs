@@ -326,6 +326,49 @@ fn a_tiny_training_run_writes_weights_that_load() {
     let (code, _, err) = sheshbesh(&["train", "--checkpoint", wide_s, "--split-crashed", split_s]);
     assert_ne!(code, 0);
     assert!(err.contains("already has a crashed net"), "{err}");
+    // A second hidden layer starts silent: the same play, and training on
+    // from it works.
+    let deep = dir.join("deep.weights");
+    let deep_s = deep.to_str().unwrap();
+    let deepen = |units: &str| {
+        sheshbesh(&[
+            "train",
+            "--checkpoint",
+            deep_s,
+            "--deepen",
+            split_s,
+            "--hidden2",
+            units,
+        ])
+    };
+    let (code, _, err) = deepen("12");
+    assert_ne!(code, 0, "12 is not a multiple of 8");
+    assert!(err.contains("multiple of 8"), "{err}");
+    let (code, out, err) = deepen("16");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("second layer of 16 units"), "{out}");
+    let (code, c, err) = sheshbesh(&["eval", crashed, "--weights", deep_s, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json_of(&b)["probs"], json_of(&c)["probs"]);
+    let (code, out, err) = sheshbesh(&[
+        "train",
+        "--checkpoint",
+        deep_s,
+        "--games",
+        "512",
+        "--check-every",
+        "0",
+        "--quiet",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json_of(&out)["games"], 512);
+    let (_, d, _) = sheshbesh(&["eval", crashed, "--weights", deep_s, "--json"]);
+    assert_ne!(
+        json_of(&c)["probs"],
+        json_of(&d)["probs"],
+        "training moved it"
+    );
     // A damaged file is refused with a reason.
     let mut bytes = std::fs::read(&ck).unwrap();
     let n = bytes.len();

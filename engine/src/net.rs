@@ -1,5 +1,11 @@
-//! A one-hidden-layer perceptron with sigmoid units and five sigmoid
-//! outputs ([`Probs`]), evaluated in batches, trained one position at a time.
+//! A perceptron with sigmoid units and five sigmoid outputs ([`Probs`]),
+//! evaluated in batches, trained one position at a time.
+//!
+//! Every net has one hidden layer fed by the inputs; it may have a second,
+//! dense one fed by the first. The outputs read both hidden layers (a skip
+//! connection), so a second layer can be added to a trained net with zero
+//! output weights ([`Net::deepened`]): the net plays exactly as before, and
+//! training then finds what the extra depth is worth without starting over.
 //!
 //! The weights live in ndarray matrices. The first layer is computed
 //! sparsely: a position switches on about a quarter of the inputs
@@ -21,27 +27,39 @@ pub const OUTPUTS: usize = 5;
 /// Hidden layers are processed in blocks of this many units.
 pub const BLOCK: usize = 32;
 
-/// A network: `inputs -> hidden (sigmoid) -> 5 (sigmoid)`.
+/// A network: `inputs -> hidden (sigmoid) [-> hidden2 (sigmoid)] -> 5
+/// (sigmoid)`, the outputs reading both hidden layers.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Net {
     /// First layer, `inputs x hidden` (row `i` holds input `i`'s weights).
     pub w1: Array2<f32>,
     /// Hidden biases.
     pub b1: Array1<f32>,
-    /// Second layer, `5 x hidden`.
+    /// The second hidden layer, `hidden2 x hidden` (no rows: no second
+    /// layer).
+    pub w_mid: Array2<f32>,
+    /// Second hidden layer biases.
+    pub b_mid: Array1<f32>,
+    /// Output layer, `5 x (hidden + hidden2)`: the first layer's units, then
+    /// the second's.
     pub w2: Array2<f32>,
     /// Output biases.
     pub b2: Array1<f32>,
 }
 
-/// The largest hidden layer a net may have.
+/// The largest first hidden layer a net may have.
 pub const MAX_HIDDEN: usize = 512;
+/// The largest second hidden layer a net may have.
+pub const MAX_HIDDEN2: usize = 128;
+/// The second hidden layer's size is a multiple of this.
+pub const BLOCK2: usize = 8;
 
 /// Scratch space of a forward pass (on the stack: evaluation allocates
 /// nothing).
 #[derive(Clone, Debug)]
 pub struct Activations {
-    hidden: [f32; MAX_HIDDEN],
+    /// Both hidden layers' units, the first layer's then the second's.
+    hidden: [f32; MAX_HIDDEN + MAX_HIDDEN2],
     out: [f32; OUTPUTS],
 }
 
@@ -57,6 +75,8 @@ impl Net {
         Net {
             w1: Array2::from_shape_fn((inputs, hidden), |_| rng.gen_range(-r1..r1)),
             b1: Array1::zeros(hidden),
+            w_mid: Array2::zeros((0, hidden)),
+            b_mid: Array1::zeros(0),
             w2: Array2::from_shape_fn((OUTPUTS, hidden), |_| rng.gen_range(-r2..r2)),
             b2: Array1::zeros(OUTPUTS),
         }
@@ -67,15 +87,45 @@ impl Net {
         self.w1.nrows()
     }
 
-    /// Number of hidden units.
+    /// Number of hidden units in the first layer.
     pub fn hidden(&self) -> usize {
         self.w1.ncols()
+    }
+
+    /// Number of hidden units in the second layer (0: none).
+    pub fn hidden2(&self) -> usize {
+        self.w_mid.nrows()
+    }
+
+    /// This net with a second hidden layer of `hidden2` units (random
+    /// weights from the first layer) whose output weights are zero, so it
+    /// evaluates exactly as before until trained. `None` when the net
+    /// already has one or `hidden2` is not a positive multiple of
+    /// [`BLOCK2`] up to [`MAX_HIDDEN2`].
+    pub fn deepened(&self, hidden2: usize, rng: &mut impl Rng) -> Option<Net> {
+        if self.hidden2() != 0
+            || hidden2 == 0
+            || !hidden2.is_multiple_of(BLOCK2)
+            || hidden2 > MAX_HIDDEN2
+        {
+            return None;
+        }
+        let h = self.hidden();
+        let r = (6.0 / (h + hidden2) as f32).sqrt();
+        let mut w2 = Array2::zeros((OUTPUTS, h + hidden2));
+        w2.slice_mut(s![.., ..h]).assign(&self.w2);
+        Some(Net {
+            w_mid: Array2::from_shape_fn((hidden2, h), |_| rng.gen_range(-r..r)),
+            b_mid: Array1::zeros(hidden2),
+            w2,
+            ..self.clone()
+        })
     }
 
     /// Fresh scratch space for this net.
     pub fn activations(&self) -> Activations {
         Activations {
-            hidden: [0.0; MAX_HIDDEN],
+            hidden: [0.0; MAX_HIDDEN + MAX_HIDDEN2],
             out: [0.0; OUTPUTS],
         }
     }
@@ -97,25 +147,27 @@ impl Net {
     /// The reference: a dense batch (`rows x inputs`) by ndarray matrix
     /// products.
     pub fn eval_dense(&self, x: ArrayView2<f32>) -> Array2<f32> {
+        let sigmoid = |z: f32| 1.0 / (1.0 + (-z).exp());
         let mut h = x.dot(&self.w1) + self.b1.view().insert_axis(Axis(0));
-        h.mapv_inplace(|z| 1.0 / (1.0 + (-z).exp()));
-        let mut o = h.dot(&self.w2.t()) + self.b2.view().insert_axis(Axis(0));
+        h.mapv_inplace(sigmoid);
+        let mut m = h.dot(&self.w_mid.t()) + self.b_mid.view().insert_axis(Axis(0));
+        m.mapv_inplace(sigmoid);
+        let both = ndarray::concatenate(Axis(1), &[h.view(), m.view()]).expect("same rows");
+        let mut o = both.dot(&self.w2.t()) + self.b2.view().insert_axis(Axis(0));
         o.mapv_inplace(|z| 1.0 / (1.0 + (-z).exp()));
         o
     }
 
     fn forward(&self, x: &SparseInputs, act: &mut Activations) {
-        let w1 = self.w1.as_slice().expect("standard layout");
-        let w2 = self.w2.as_slice().expect("standard layout");
-        let b1 = self.b1.as_slice().expect("standard layout");
-        kernels::forward(
-            w1,
-            b1,
-            w2,
-            self.b2.as_slice().expect("standard layout"),
-            x,
-            act,
-        );
+        let layers = kernels::Layers {
+            w1: self.w1.as_slice().expect("standard layout"),
+            b1: self.b1.as_slice().expect("standard layout"),
+            w_mid: self.w_mid.as_slice().expect("standard layout"),
+            b_mid: self.b_mid.as_slice().expect("standard layout"),
+            w2: self.w2.as_slice().expect("standard layout"),
+            b2: self.b2.as_slice().expect("standard layout"),
+        };
+        kernels::forward(&layers, x, act);
     }
 
     /// One step of gradient descent on the cross-entropy between the
@@ -129,31 +181,47 @@ impl Net {
         act: &mut Activations,
     ) -> Probs {
         self.forward(x, act);
-        let hidden = self.hidden();
+        let (hidden, hidden2) = (self.hidden(), self.hidden2());
+        let units = hidden + hidden2;
         // Cross-entropy through a sigmoid: the output error is y - t.
-        let d2: [f32; OUTPUTS] = std::array::from_fn(|k| act.out[k] - target.0[k]);
-        let h = &act.hidden[..hidden];
+        let d_out: [f32; OUTPUTS] = std::array::from_fn(|k| act.out[k] - target.0[k]);
+        let h = &act.hidden[..units];
+        // The error at every hidden unit, both layers, as seen from the
+        // outputs (then, for the first layer, also through the second).
+        let mut d = [0.0f32; MAX_HIDDEN + MAX_HIDDEN2];
         let w2 = self.w2.as_slice_mut().expect("standard layout");
-        let mut d1 = [0.0f32; MAX_HIDDEN];
-        for (k, row) in w2.chunks_exact_mut(hidden).enumerate() {
-            for ((d, w), &hj) in d1.iter_mut().zip(row.iter_mut()).zip(h) {
-                *d += d2[k] * *w;
-                *w -= alpha * d2[k] * hj;
+        for (k, row) in w2.chunks_exact_mut(units).enumerate() {
+            for ((dj, w), &hj) in d.iter_mut().zip(row.iter_mut()).zip(h) {
+                *dj += d_out[k] * *w;
+                *w -= alpha * d_out[k] * hj;
             }
-            self.b2[k] -= alpha * d2[k];
+            self.b2[k] -= alpha * d_out[k];
         }
-        for (d, &hj) in d1.iter_mut().zip(h) {
-            *d *= hj * (1.0 - hj) * alpha;
+        if hidden2 > 0 {
+            let (d1, d_mid) = d.split_at_mut(hidden);
+            let (h1, h_mid) = h.split_at(hidden);
+            let w_mid = self.w_mid.as_slice_mut().expect("standard layout");
+            for (j, row) in w_mid.chunks_exact_mut(hidden).enumerate() {
+                let dj = d_mid[j] * h_mid[j] * (1.0 - h_mid[j]);
+                for ((di, w), &hi) in d1.iter_mut().zip(row.iter_mut()).zip(h1) {
+                    *di += dj * *w;
+                    *w -= alpha * dj * hi;
+                }
+                self.b_mid[j] -= alpha * dj;
+            }
+        }
+        for (dj, &hj) in d.iter_mut().zip(&h[..hidden]) {
+            *dj *= hj * (1.0 - hj) * alpha;
         }
         let w1 = self.w1.as_slice_mut().expect("standard layout");
         for (&i, &v) in x.indices().iter().zip(x.values()) {
             let row = &mut w1[usize::from(i) * hidden..(usize::from(i) + 1) * hidden];
-            for (w, d) in row.iter_mut().zip(&d1) {
-                *w -= v * d;
+            for (w, dj) in row.iter_mut().zip(&d) {
+                *w -= v * dj;
             }
         }
-        for (b, d) in self.b1.iter_mut().zip(&d1[..hidden]) {
-            *b -= d;
+        for (b, dj) in self.b1.iter_mut().zip(&d[..hidden]) {
+            *b -= dj;
         }
         Probs(act.out)
     }
@@ -167,7 +235,11 @@ impl Net {
     pub fn ensemble(nets: &[&Net]) -> Option<Net> {
         let first = nets.first()?;
         let hidden: usize = nets.iter().map(|n| n.hidden()).sum();
-        if hidden > MAX_HIDDEN || nets.iter().any(|n| n.inputs() != first.inputs()) {
+        let hidden2: usize = nets.iter().map(|n| n.hidden2()).sum();
+        if hidden > MAX_HIDDEN
+            || hidden2 > MAX_HIDDEN2
+            || nets.iter().any(|n| n.inputs() != first.inputs())
+        {
             return None;
         }
         let share = 1.0 / nets.len() as f32;
@@ -184,12 +256,32 @@ impl Net {
         }
         let w1 = side_by_side(Axis(1), nets.iter().map(|n| n.w1.view()).collect());
         let b1 = side_by_side(Axis(0), nets.iter().map(|n| n.b1.view()).collect());
-        let w2 = side_by_side(Axis(1), nets.iter().map(|n| n.w2.view()).collect()) * share;
+        let b_mid = side_by_side(Axis(0), nets.iter().map(|n| n.b_mid.view()).collect());
+        // Each member's second layer reads only its own first layer.
+        let mut w_mid = Array2::zeros((hidden2, hidden));
+        let (mut row, mut col) = (0, 0);
+        for n in nets {
+            w_mid
+                .slice_mut(s![row..row + n.hidden2(), col..col + n.hidden()])
+                .assign(&n.w_mid);
+            (row, col) = (row + n.hidden2(), col + n.hidden());
+        }
+        // The output layer reads every first layer, then every second.
+        let firsts = nets.iter().map(|n| n.w2.slice(s![.., ..n.hidden()]));
+        let seconds = nets.iter().map(|n| n.w2.slice(s![.., n.hidden()..]));
+        let w2 = side_by_side(Axis(1), firsts.chain(seconds).collect()) * share;
         let b2 = nets
             .iter()
             .fold(Array1::zeros(OUTPUTS), |acc, n| acc + &n.b2)
             * share;
-        Some(Net { w1, b1, w2, b2 })
+        Some(Net {
+            w1,
+            b1,
+            w_mid,
+            b_mid,
+            w2,
+            b2,
+        })
     }
 
     /// The same net reading a larger input layout: each side's block of
@@ -227,6 +319,8 @@ impl Net {
         }
         fold(&mut self.w1, &other.w1, &base.w1, scale);
         fold(&mut self.b1, &other.b1, &base.b1, scale);
+        fold(&mut self.w_mid, &other.w_mid, &base.w_mid, scale);
+        fold(&mut self.b_mid, &other.b_mid, &base.b_mid, scale);
         fold(&mut self.w2, &other.w2, &base.w2, scale);
         fold(&mut self.b2, &other.b2, &base.b2, scale);
     }
@@ -235,10 +329,20 @@ impl Net {
 /// The hot loops, written once and compiled twice: for the baseline target
 /// and, chosen at run time, for AVX2 with FMA.
 mod kernels {
-    use super::{Activations, BLOCK, OUTPUTS};
+    use super::{Activations, BLOCK, BLOCK2};
     use crate::inputs::SparseInputs;
 
-    type Kernel = fn(&[f32], &[f32], &[f32], &[f32], &SparseInputs, &mut Activations);
+    /// A net's tensors as the kernels read them (row-major slices).
+    pub struct Layers<'a> {
+        pub w1: &'a [f32],
+        pub b1: &'a [f32],
+        pub w_mid: &'a [f32],
+        pub b_mid: &'a [f32],
+        pub w2: &'a [f32],
+        pub b2: &'a [f32],
+    }
+
+    type Kernel = fn(&Layers<'_>, &SparseInputs, &mut Activations);
 
     /// The kernel for this CPU, chosen once.
     static KERNEL: std::sync::LazyLock<Kernel> = std::sync::LazyLock::new(|| {
@@ -246,37 +350,33 @@ mod kernels {
         {
             use std::arch::is_x86_feature_detected as has;
             if has!("avx2") && has!("fma") {
-                return |w1, b1, w2, b2, x, act| {
+                return |layers, x, act| {
                     // SAFETY: the features were detected.
-                    unsafe { forward_avx2(w1, b1, w2, b2, x, act) }
+                    unsafe { forward_avx2(layers, x, act) }
                 };
             }
         }
         forward_generic::<false>
     });
 
-    pub fn forward(
-        w1: &[f32],
-        b1: &[f32],
-        w2: &[f32],
-        b2: &[f32],
-        x: &SparseInputs,
-        act: &mut Activations,
-    ) {
-        (*KERNEL)(w1, b1, w2, b2, x, act)
+    pub fn forward(layers: &Layers<'_>, x: &SparseInputs, act: &mut Activations) {
+        (*KERNEL)(layers, x, act)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn forward_avx2(
-        w1: &[f32],
-        b1: &[f32],
-        w2: &[f32],
-        b2: &[f32],
-        x: &SparseInputs,
-        act: &mut Activations,
-    ) {
-        forward_generic::<true>(w1, b1, w2, b2, x, act);
+    unsafe fn forward_avx2(layers: &Layers<'_>, x: &SparseInputs, act: &mut Activations) {
+        first_layer_avx2(layers.w1, layers.b1, x, &mut act.hidden[..layers.b1.len()]);
+        upper_layers::<true>(layers, act);
+    }
+
+    /// The first layer in a function of its own: with the slices as its
+    /// arguments the compiler keeps the accumulators in vector registers
+    /// (reached through the [`Layers`] struct it did not: 2.3 times slower).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn first_layer_avx2(w1: &[f32], b1: &[f32], x: &SparseInputs, out: &mut [f32]) {
+        first_layer::<true>(w1, b1, x, out);
     }
 
     #[inline(always)]
@@ -288,15 +388,23 @@ mod kernels {
         }
     }
 
+    /// `acc + a . b` over slices whose length is a multiple of 8, in eight
+    /// lanes so that it vectorizes.
     #[inline(always)]
-    fn forward_generic<const FMA: bool>(
-        w1: &[f32],
-        b1: &[f32],
-        w2: &[f32],
-        b2: &[f32],
-        x: &SparseInputs,
-        act: &mut Activations,
-    ) {
+    fn dot<const FMA: bool>(a: &[f32], b: &[f32], acc: f32) -> f32 {
+        let mut lanes = [0.0f32; BLOCK2];
+        for (x, y) in a.chunks_exact(BLOCK2).zip(b.chunks_exact(BLOCK2)) {
+            for ((l, &xk), &yk) in lanes.iter_mut().zip(x).zip(y) {
+                *l = madd::<FMA>(xk, yk, *l);
+            }
+        }
+        lanes.iter().sum::<f32>() + acc
+    }
+
+    /// The first hidden layer: the weight rows of the non-zero inputs
+    /// summed, a block of units at a time.
+    #[inline(always)]
+    fn first_layer<const FMA: bool>(w1: &[f32], b1: &[f32], x: &SparseInputs, out: &mut [f32]) {
         let hidden = b1.len();
         let idx = x.indices();
         let val = x.values();
@@ -316,21 +424,35 @@ mod kernels {
             for a in acc.iter_mut() {
                 *a = sigmoid::<FMA>(*a);
             }
-            act.hidden[blk..blk + BLOCK].copy_from_slice(&acc);
+            out[blk..blk + BLOCK].copy_from_slice(&acc);
         }
-        for o in 0..OUTPUTS {
-            let row = &w2[o * hidden..(o + 1) * hidden];
-            let mut acc = [0.0f32; 8];
-            for (h, w) in act.hidden[..hidden]
-                .chunks_exact(8)
-                .zip(row.chunks_exact(8))
-            {
-                for ((a, &hk), &wk) in acc.iter_mut().zip(h).zip(w) {
-                    *a = madd::<FMA>(hk, wk, *a);
-                }
-            }
-            let z = acc.iter().sum::<f32>() + b2[o];
-            act.out[o] = sigmoid::<FMA>(z);
+    }
+
+    fn forward_generic<const FMA: bool>(
+        layers: &Layers<'_>,
+        x: &SparseInputs,
+        act: &mut Activations,
+    ) {
+        first_layer::<FMA>(layers.w1, layers.b1, x, &mut act.hidden[..layers.b1.len()]);
+        upper_layers::<FMA>(layers, act);
+    }
+
+    /// The second hidden layer (if any) and the outputs, from the first
+    /// layer's units in `act`.
+    #[inline(always)]
+    fn upper_layers<const FMA: bool>(layers: &Layers<'_>, act: &mut Activations) {
+        let hidden = layers.b1.len();
+        let units = hidden + layers.b_mid.len();
+        let (first, second) = act.hidden.split_at_mut(hidden);
+        for ((m, row), &b) in second
+            .iter_mut()
+            .zip(layers.w_mid.chunks_exact(hidden))
+            .zip(layers.b_mid)
+        {
+            *m = sigmoid::<FMA>(dot::<FMA>(row, first, b));
+        }
+        for (k, row) in layers.w2.chunks_exact(units).enumerate() {
+            act.out[k] = sigmoid::<FMA>(dot::<FMA>(&act.hidden[..units], row, layers.b2[k]));
         }
     }
 
@@ -375,12 +497,12 @@ mod tests {
     }
 
     #[test]
-    fn sparse_path_matches_the_dense_matrix_product() {
+    fn sparse_path_matches_the_dense_matrix_product_with_one_or_two_layers() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
-        let net = Net::random(INPUTS, 64, &mut rng);
-        let mut act = net.activations();
+        let nets = [Net::random(INPUTS, 64, &mut rng), deep(64, 24, 7)];
         let positions = [Position::start(), Position::start().swapped()];
-        for p in positions {
+        for (net, p) in nets.iter().flat_map(|n| positions.map(|p| (n, p))) {
+            let mut act = net.activations();
             let x = SparseInputs::encode(&p);
             let fast = net.eval(&x, &mut act);
             let dense = net.eval_dense(
@@ -408,6 +530,80 @@ mod tests {
         }
         let after = err(net.eval(&x, &mut act));
         assert!(after < before * 0.1, "{before} -> {after}");
+    }
+
+    /// A net with a second layer that counts: its output weights random.
+    fn deep(hidden: usize, hidden2: usize, seed: u64) -> Net {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut net = Net::random(INPUTS, hidden, &mut rng)
+            .deepened(hidden2, &mut rng)
+            .unwrap();
+        net.w2.mapv_inplace(|_| rng.gen_range(-0.5..0.5));
+        net.b_mid.mapv_inplace(|_| rng.gen_range(-0.5..0.5));
+        net
+    }
+
+    #[test]
+    fn a_deepened_net_evaluates_as_before_until_trained() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(6);
+        let net = Net::random(INPUTS, 64, &mut rng);
+        let deeper = net.deepened(16, &mut rng).unwrap();
+        assert_eq!((deeper.hidden(), deeper.hidden2()), (64, 16));
+        let mut act = deeper.activations();
+        let x = SparseInputs::encode(&Position::start());
+        assert_eq!(net.eval(&x, &mut act), deeper.eval(&x, &mut act));
+        assert!(deeper.deepened(16, &mut rng).is_none());
+        assert!(net.deepened(12, &mut rng).is_none());
+        assert!(net.deepened(0, &mut rng).is_none());
+        assert!(net.deepened(MAX_HIDDEN2 + BLOCK2, &mut rng).is_none());
+    }
+
+    /// The training step follows the gradient of the cross-entropy: each
+    /// weight moves by `alpha` times the loss's slope along it, measured
+    /// here by finite differences on the dense reference, in every layer.
+    #[test]
+    fn training_steps_follow_the_gradient_through_both_layers() {
+        let net = deep(32, 16, 8);
+        let pos = Position::start();
+        let x = SparseInputs::encode(&pos);
+        let dense = ndarray::Array2::from_shape_vec((1, INPUTS), x.dense()).unwrap();
+        let target = [0.7f32, 0.2, 0.01, 0.15, 0.02];
+        let loss = |n: &Net| -> f64 {
+            let o = n.eval_dense(dense.view());
+            (0..OUTPUTS)
+                .map(|k| {
+                    let (y, t) = (f64::from(o[[0, k]]), f64::from(target[k]));
+                    -(t * y.ln() + (1.0 - t) * (1.0 - y).ln())
+                })
+                .sum()
+        };
+        let alpha = 1e-3;
+        // A weight to probe, by its tensor and place; the w1 probe is a row
+        // the position switches on.
+        type Probe = Box<dyn Fn(&mut Net) -> &mut f32>;
+        let input = usize::from(x.indices()[3]);
+        let probes: [(&str, Probe); 6] = [
+            ("w1", Box::new(move |n| &mut n.w1[[input, 5]])),
+            ("b1", Box::new(|n| &mut n.b1[9])),
+            ("w_mid", Box::new(|n| &mut n.w_mid[[3, 7]])),
+            ("b_mid", Box::new(|n| &mut n.b_mid[2])),
+            ("w2 (first layer)", Box::new(|n| &mut n.w2[[1, 4]])),
+            ("w2 (second layer)", Box::new(|n| &mut n.w2[[0, 32 + 5]])),
+        ];
+        let mut moved = net.clone();
+        moved.train(&x, &Probs(target), alpha, &mut net.activations());
+        for (name, at) in probes {
+            let eps = 1e-2f32;
+            let (mut up, mut down) = (net.clone(), net.clone());
+            *at(&mut up) += eps;
+            *at(&mut down) -= eps;
+            let slope = (loss(&up) - loss(&down)) / (2.0 * f64::from(eps));
+            let step = f64::from(*at(&mut net.clone()) - *at(&mut moved)) / f64::from(alpha);
+            assert!(
+                (step - slope).abs() < 0.02 * slope.abs().max(0.05),
+                "{name}: step {step} vs slope {slope}"
+            );
+        }
     }
 
     #[test]
@@ -452,6 +648,24 @@ mod tests {
         }
         let alone = Net::ensemble(&[&a]).unwrap();
         assert_eq!(alone, a);
+    }
+
+    #[test]
+    fn an_ensemble_of_deep_nets_averages_their_logits() {
+        let (a, b) = (deep(64, 16, 9), deep(32, 8, 10));
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+        let shallow = Net::random(INPUTS, 32, &mut rng);
+        let all = Net::ensemble(&[&a, &shallow, &b]).unwrap();
+        assert_eq!((all.hidden(), all.hidden2()), (128, 24));
+        let logit = |p: f32| (p / (1.0 - p)).ln();
+        let mut act = all.activations();
+        let x = SparseInputs::encode(&Position::start());
+        let members = [&a, &shallow, &b].map(|n| n.eval(&x, &mut act));
+        let joint = all.eval(&x, &mut act);
+        for k in 0..OUTPUTS {
+            let want = members.iter().map(|p| logit(p.0[k])).sum::<f32>() / 3.0;
+            assert!((logit(joint.0[k]) - want).abs() < 1e-3, "output {k}");
+        }
     }
 
     #[test]

@@ -3,10 +3,14 @@
 //! # Format (version [`VERSION`])
 //! 1. 8 bytes of magic, [`MAGIC`];
 //! 2. a bincode-2 [`Header`]: format version, input-layout id, each net's
-//!    name and layer sizes, the SHA-256 of the tensor section, and a free
-//!    provenance text;
+//!    name and layer sizes ([`NetShape`]), the SHA-256 of the tensor
+//!    section, and a free provenance text;
 //! 3. the tensor section: bincode-2 `Vec<Vec<f32>>`, per net `w1` (inputs x
-//!    hidden, row-major), `b1`, `w2` (5 x hidden), `b2`.
+//!    hidden, row-major), `b1`, `w_mid` (hidden2 x hidden), `b_mid`, `w2` (5
+//!    x (hidden + hidden2)), `b2`.
+//!
+//! Version 1 files (one hidden layer: no `hidden2` in the header, no
+//! `w_mid` and `b_mid` tensors) are still read.
 //!
 //! Every field is checked on reading, so a wrong, truncated or corrupt file
 //! is a [`WeightsError`] naming what is wrong, never a panic or a silently
@@ -18,12 +22,14 @@ use sha2::{Digest, Sha256};
 use thiserror::Error;
 
 use crate::inputs::Layout;
-use crate::net::{Net, BLOCK, MAX_HIDDEN, OUTPUTS};
+use crate::net::{Net, BLOCK, BLOCK2, MAX_HIDDEN, MAX_HIDDEN2, OUTPUTS};
 
 /// The first bytes of every weights file.
 pub const MAGIC: [u8; 8] = *b"SHESHNET";
-/// The format version this build reads and writes.
-pub const VERSION: u32 = 1;
+/// The format version this build writes.
+pub const VERSION: u32 = 2;
+/// The oldest format version this build reads.
+pub const OLDEST_VERSION: u32 = 1;
 
 /// What went wrong reading a weights file.
 #[derive(Debug, Error)]
@@ -32,10 +38,10 @@ pub enum WeightsError {
     #[error("not a Sheshbesh weights file (bad magic bytes)")]
     Magic,
     /// Written by another format version.
-    #[error("weights format version {0}, this build reads version {VERSION}")]
+    #[error("weights format version {0}, this build reads versions {OLDEST_VERSION} to {VERSION}")]
     Version(u32),
     /// Made for another input layout.
-    #[error("weights are for input layout {0}, which this build does not know (it reads 2 and 3)")]
+    #[error("weights are for input layout {0}, which this build does not know (it reads 2, 3 and 4)")]
     Layout(u32),
     /// A section could not be decoded (truncated or garbled).
     #[error("weights file {section} is unreadable: {reason}")]
@@ -66,12 +72,56 @@ pub struct Header {
     pub version: u32,
     /// Input layout id ([`Layout::id`]).
     pub layout: u32,
-    /// Each net's name, inputs and hidden units, in file order.
-    pub nets: Vec<(String, u32, u32)>,
+    /// Each net's name and sizes, in file order.
+    pub nets: Vec<NetShape>,
     /// SHA-256 of the tensor section.
     pub checksum: [u8; 32],
     /// How the weights were made (free text, usually JSON).
     pub provenance: String,
+}
+
+/// A net's name and layer sizes, as the header lists them.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct NetShape {
+    /// The net's name (`contact`, `race`, `crashed`).
+    pub name: String,
+    /// Inputs.
+    pub inputs: u32,
+    /// Units of the first hidden layer.
+    pub hidden: u32,
+    /// Units of the second hidden layer (0: none).
+    pub hidden2: u32,
+}
+
+/// The version-1 header: the same fields, nets without a second layer.
+#[derive(Deserialize)]
+struct HeaderV1 {
+    version: u32,
+    layout: u32,
+    nets: Vec<(String, u32, u32)>,
+    checksum: [u8; 32],
+    provenance: String,
+}
+
+impl From<HeaderV1> for Header {
+    fn from(h: HeaderV1) -> Header {
+        Header {
+            version: h.version,
+            layout: h.layout,
+            nets: h
+                .nets
+                .into_iter()
+                .map(|(name, inputs, hidden)| NetShape {
+                    name,
+                    inputs,
+                    hidden,
+                    hidden2: 0,
+                })
+                .collect(),
+            checksum: h.checksum,
+            provenance: h.provenance,
+        }
+    }
 }
 
 /// Named nets plus provenance, as stored.
@@ -109,6 +159,8 @@ pub fn encode(set: &WeightsSet) -> Vec<u8> {
             [
                 n.w1.iter().copied().collect(),
                 n.b1.to_vec(),
+                n.w_mid.iter().copied().collect(),
+                n.b_mid.to_vec(),
                 n.w2.iter().copied().collect(),
                 n.b2.to_vec(),
             ]
@@ -121,7 +173,12 @@ pub fn encode(set: &WeightsSet) -> Vec<u8> {
         nets: set
             .nets
             .iter()
-            .map(|(name, n)| (name.clone(), n.inputs() as u32, n.hidden() as u32))
+            .map(|(name, n)| NetShape {
+                name: name.clone(),
+                inputs: n.inputs() as u32,
+                hidden: n.hidden() as u32,
+                hidden2: n.hidden2() as u32,
+            })
             .collect(),
         checksum: Sha256::digest(&body).into(),
         provenance: set.provenance.clone(),
@@ -145,14 +202,21 @@ pub fn decode(bytes: &[u8]) -> Result<WeightsSet, WeightsError> {
             section: "header",
             reason: e.to_string(),
         })?;
-    if version != VERSION {
-        return Err(WeightsError::Version(version));
-    }
-    let (header, used): (Header, usize) = bincode::serde::decode_from_slice(rest, config())
-        .map_err(|e| WeightsError::Decode {
-            section: "header",
-            reason: e.to_string(),
-        })?;
+    let header_error = |e: bincode::error::DecodeError| WeightsError::Decode {
+        section: "header",
+        reason: e.to_string(),
+    };
+    let (header, used): (Header, usize) = match version {
+        1 => {
+            let (h, used): (HeaderV1, usize) =
+                bincode::serde::decode_from_slice(rest, config()).map_err(header_error)?;
+            (h.into(), used)
+        }
+        VERSION => bincode::serde::decode_from_slice(rest, config()).map_err(header_error)?,
+        _ => return Err(WeightsError::Version(version)),
+    };
+    // Version 1 stored no second-layer tensors.
+    let per_net = if version == 1 { 4 } else { 6 };
     let layout = Layout::from_id(header.layout).ok_or(WeightsError::Layout(header.layout))?;
     let body = &rest[used..];
     if <[u8; 32]>::from(Sha256::digest(body)) != header.checksum {
@@ -166,7 +230,7 @@ pub fn decode(bytes: &[u8]) -> Result<WeightsSet, WeightsError> {
     if used != body.len() {
         return Err(WeightsError::Trailing(body.len() - used));
     }
-    if tensors.len() != 4 * header.nets.len() {
+    if tensors.len() != per_net * header.nets.len() {
         return Err(WeightsError::Shape(format!(
             "{} tensors for {} nets",
             tensors.len(),
@@ -174,8 +238,13 @@ pub fn decode(bytes: &[u8]) -> Result<WeightsSet, WeightsError> {
         )));
     }
     let mut nets = Vec::new();
-    for ((name, inputs, hidden), t) in header.nets.iter().zip(tensors.chunks_exact(4)) {
-        let (i, h) = (*inputs as usize, *hidden as usize);
+    for (shape, t) in header.nets.iter().zip(tensors.chunks_exact(per_net)) {
+        let name = &shape.name;
+        let (i, h, h2) = (
+            shape.inputs as usize,
+            shape.hidden as usize,
+            shape.hidden2 as usize,
+        );
         if i != layout.inputs() {
             return Err(WeightsError::Shape(format!(
                 "net {name:?} has {i} inputs, layout {} has {}",
@@ -188,11 +257,24 @@ pub fn decode(bytes: &[u8]) -> Result<WeightsSet, WeightsError> {
                 "net {name:?} has {h} hidden units (need a multiple of {BLOCK} up to {MAX_HIDDEN})"
             )));
         }
+        if h2 % BLOCK2 != 0 || h2 > MAX_HIDDEN2 {
+            return Err(WeightsError::Shape(format!(
+                "net {name:?} has {h2} second-layer units (need a multiple of {BLOCK2} up to {MAX_HIDDEN2})"
+            )));
+        }
+        // Version 1's missing second-layer tensors are empty.
+        let empty = Vec::new();
+        let t: Vec<&Vec<f32>> = if per_net == 4 {
+            vec![&t[0], &t[1], &empty, &empty, &t[2], &t[3]]
+        } else {
+            t.iter().collect()
+        };
         let bad = |what: &str, len: usize, want: usize| {
             WeightsError::Shape(format!("net {name:?} {what} has {len} values, want {want}"))
         };
-        let want = [i * h, h, OUTPUTS * h, OUTPUTS];
-        for ((what, v), w) in ["w1", "b1", "w2", "b2"].iter().zip(t).zip(want) {
+        let want = [i * h, h, h2 * h, h2, OUTPUTS * (h + h2), OUTPUTS];
+        let names = ["w1", "b1", "w_mid", "b_mid", "w2", "b2"];
+        for ((what, v), w) in names.iter().zip(&t).zip(want) {
             if v.len() != w {
                 return Err(bad(what, v.len(), w));
             }
@@ -207,8 +289,10 @@ pub fn decode(bytes: &[u8]) -> Result<WeightsSet, WeightsError> {
             Net {
                 w1: Array2::from_shape_vec((i, h), t[0].clone()).expect("checked"),
                 b1: Array1::from(t[1].clone()),
-                w2: Array2::from_shape_vec((OUTPUTS, h), t[2].clone()).expect("checked"),
-                b2: Array1::from(t[3].clone()),
+                w_mid: Array2::from_shape_vec((h2, h), t[2].clone()).expect("checked"),
+                b_mid: Array1::from(t[3].clone()),
+                w2: Array2::from_shape_vec((OUTPUTS, h + h2), t[4].clone()).expect("checked"),
+                b2: Array1::from(t[5].clone()),
             },
         ));
     }
@@ -269,6 +353,58 @@ mod tests {
     }
 
     #[test]
+    fn a_second_hidden_layer_round_trips() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        let mut set = sample();
+        set.nets[0].1 = set.nets[0].1.deepened(16, &mut rng).unwrap();
+        assert_eq!(decode(&encode(&set)).unwrap(), set);
+    }
+
+    /// A file in the version-1 format (one hidden layer, four tensors per
+    /// net), written field by field as that format had it.
+    fn version_1(set: &WeightsSet) -> Vec<u8> {
+        let tensors: Vec<Vec<f32>> = set
+            .nets
+            .iter()
+            .flat_map(|(_, n)| {
+                [
+                    n.w1.iter().copied().collect(),
+                    n.b1.to_vec(),
+                    n.w2.iter().copied().collect(),
+                    n.b2.to_vec(),
+                ]
+            })
+            .collect();
+        let body = bincode::serde::encode_to_vec(&tensors, config()).unwrap();
+        let nets: Vec<(String, u32, u32)> = set
+            .nets
+            .iter()
+            .map(|(name, n)| (name.clone(), n.inputs() as u32, n.hidden() as u32))
+            .collect();
+        let checksum: [u8; 32] = Sha256::digest(&body).into();
+        let header = (
+            1u32,
+            set.layout.id(),
+            nets,
+            checksum,
+            set.provenance.clone(),
+        );
+        let mut out = MAGIC.to_vec();
+        out.extend(bincode::serde::encode_to_vec(&header, config()).unwrap());
+        out.extend(body);
+        out
+    }
+
+    #[test]
+    fn version_1_files_are_still_read() {
+        let set = sample();
+        assert_eq!(decode(&version_1(&set)).unwrap(), set);
+        let mut cut = version_1(&set);
+        cut.truncate(cut.len() - 3);
+        assert!(decode(&cut).is_err());
+    }
+
+    #[test]
     fn damage_is_named() {
         let bytes = encode(&sample());
         assert!(matches!(decode(b"hello"), Err(WeightsError::Magic)));
@@ -285,9 +421,9 @@ mod tests {
         let last = flipped.len() - 100;
         flipped[last] ^= 0x40;
         assert!(matches!(decode(&flipped), Err(WeightsError::Checksum)));
-        let mut v2 = bytes.clone();
-        v2[8] = 2;
-        assert!(matches!(decode(&v2), Err(WeightsError::Version(2))));
+        let mut v3 = bytes.clone();
+        v3[8] = 3;
+        assert!(matches!(decode(&v3), Err(WeightsError::Version(3))));
         let mut extra = bytes;
         extra.push(0);
         assert!(decode(&extra).is_err());

@@ -226,6 +226,39 @@ pub fn widen(path: &Path, to: Layout) -> Result<(NetEvaluator, Provenance)> {
     Ok((ev, prov))
 }
 
+/// A weights file's nets with a second hidden layer of `hidden2` units in
+/// the contact (and crashed) net ([`Net::deepened`]): its output weights
+/// start at zero, so training continues from the same play and learns what
+/// the depth adds. `seed` draws the new layer's weights.
+pub fn deepen(path: &Path, hidden2: usize, seed: u64) -> Result<(NetEvaluator, Provenance)> {
+    use rand::SeedableRng;
+    let (mut ev, prov) = load(path)?;
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+    let refuse = |net: &Net| {
+        if net.hidden2() > 0 {
+            anyhow::anyhow!("{} already has a second hidden layer", path.display())
+        } else {
+            anyhow::anyhow!(
+                "a second hidden layer needs a multiple of {} up to {} units, not {hidden2}",
+                sheshbesh_engine::net::BLOCK2,
+                sheshbesh_engine::net::MAX_HIDDEN2
+            )
+        }
+    };
+    ev.contact = ev
+        .contact
+        .deepened(hidden2, &mut rng)
+        .ok_or_else(|| refuse(&ev.contact))?;
+    if let Some(c) = &ev.crashed {
+        ev.crashed = Some(c.deepened(hidden2, &mut rng).ok_or_else(|| refuse(c))?);
+    }
+    let prov = with_step(
+        prov,
+        &format!("second hidden layer of {hidden2} units added (seed {seed})"),
+    );
+    Ok((ev, prov))
+}
+
 /// A weights file's nets with a net of their own for crashed positions,
 /// starting as a copy of the contact net (same play): training then
 /// specialises it.
@@ -262,6 +295,25 @@ mod tests {
         let (same, _) = average(&[pa.clone(), pa]).unwrap();
         assert_eq!(same.contact, a.contact);
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn deepening_keeps_the_play_and_refuses_twice() {
+        let dir = std::env::temp_dir().join(format!("shb-deep-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("a.weights");
+        let ev = crate::train::fresh(1, 32, 32, Layout::DEFAULT);
+        save(&path, &ev, &Provenance::new("first", 1)).unwrap();
+        let (deep, prov) = deepen(&path, 16, 2).unwrap();
+        assert_eq!((deep.contact.hidden2(), deep.race.hidden2()), (16, 0));
+        assert!(prov.command.contains("second hidden layer of 16"));
+        let pos = sheshbesh_engine::position::Position::start();
+        use sheshbesh_engine::evaluator::Evaluator;
+        assert_eq!(ev.eval(&pos), deep.eval(&pos));
+        save(&path, &deep, &prov).unwrap();
+        let again = deepen(&path, 16, 2).unwrap_err().to_string();
+        assert!(again.contains("already has"), "{again}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -51,6 +51,10 @@ pub struct TrainConfig {
     pub hidden: usize,
     /// Hidden units of the race net (new runs only).
     pub race_hidden: usize,
+    /// Units of the contact net's second hidden layer (new runs only; 0:
+    /// none).
+    #[serde(default)]
+    pub hidden2: usize,
     /// Input layout (new runs only).
     pub layout: Layout,
     /// Independent game streams per round.
@@ -131,10 +135,17 @@ pub fn train(cfg: &TrainConfig) -> Result<(NetEvaluator, Provenance)> {
         let prov = prov.unwrap_or_else(|| Provenance::new(&cfg.command, cfg.seed));
         (ev, prov)
     } else {
-        (
-            fresh(cfg.seed, cfg.hidden, cfg.race_hidden, cfg.layout),
-            Provenance::new(&cfg.command, cfg.seed),
-        )
+        let mut ev = fresh(cfg.seed, cfg.hidden, cfg.race_hidden, cfg.layout);
+        if cfg.hidden2 > 0 {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(cfg.seed ^ 0x2);
+            ev.contact = ev.contact.deepened(cfg.hidden2, &mut rng).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "a second hidden layer needs a multiple of 8 up to 128 units, not {}",
+                    cfg.hidden2
+                )
+            })?;
+        }
+        (ev, Provenance::new(&cfg.command, cfg.seed))
     };
     let db = bearoff::load_or_build(&bearoff::default_path())
         .context("building the bear-off databases")?;
@@ -274,6 +285,7 @@ mod tests {
             },
             hidden: 32,
             race_hidden: 32,
+            hidden2: 0,
             layout: Layout::DEFAULT,
             shards: 2,
             round_games: 2,
@@ -300,11 +312,17 @@ mod tests {
     }
 
     #[test]
-    fn a_short_run_learns_to_beat_random_play_in_every_layout() {
+    fn a_short_run_learns_to_beat_random_play_in_every_layout_and_depth() {
         use sheshbesh_engine::duel::{duel, RandomPlayer};
-        for layout in [Layout::V2, Layout::V3, Layout::V4] {
+        let shapes = [
+            (Layout::V2, 0),
+            (Layout::V3, 0),
+            (Layout::V4, 0),
+            (Layout::V3, 16),
+        ];
+        for (layout, hidden2) in shapes {
             let dir = std::env::temp_dir().join(format!(
-                "shb-train2-{}-{}",
+                "shb-train2-{}-{}-{hidden2}",
                 std::process::id(),
                 layout.id()
             ));
@@ -313,10 +331,11 @@ mod tests {
             cfg.round_games = 10;
             cfg.checkpoint_every = 1000;
             cfg.layout = layout;
+            cfg.hidden2 = hidden2;
             let (ev, _) = train(&cfg).unwrap();
-            assert_eq!(ev.layout, layout);
+            assert_eq!((ev.layout, ev.contact.hidden2()), (layout, hidden2));
             let r = duel(&mut Greedy::new(&ev), &mut RandomPlayer::new(1), 100, 5);
-            assert!(r.ppg - 2.0 * r.se > 0.3, "{layout:?}: {r:?}");
+            assert!(r.ppg - 2.0 * r.se > 0.3, "{layout:?} {hidden2}: {r:?}");
             std::fs::remove_dir_all(&dir).unwrap();
         }
     }
