@@ -41,7 +41,9 @@ pub enum WeightsError {
     #[error("weights format version {0}, this build reads versions {OLDEST_VERSION} to {VERSION}")]
     Version(u32),
     /// Made for another input layout.
-    #[error("weights are for input layout {0}, which this build does not know (it reads 2, 3 and 4)")]
+    #[error(
+        "weights are for input layout {0}, which this build does not know (it reads 2, 3 and 4)"
+    )]
     Layout(u32),
     /// A section could not be decoded (truncated or garbled).
     #[error("weights file {section} is unreadable: {reason}")]
@@ -358,6 +360,14 @@ mod tests {
         let mut set = sample();
         set.nets[0].1 = set.nets[0].1.deepened(16, &mut rng).unwrap();
         assert_eq!(decode(&encode(&set)).unwrap(), set);
+        // A second layer of a size the kernels do not take is refused.
+        let net = &mut set.nets[0].1;
+        let h = net.hidden();
+        net.w_mid = Array2::zeros((12, h));
+        net.b_mid = Array1::zeros(12);
+        net.w2 = Array2::zeros((OUTPUTS, h + 12));
+        let err = decode(&encode(&set)).unwrap_err().to_string();
+        assert!(err.contains("12 second-layer units"), "{err}");
     }
 
     /// A file in the version-1 format (one hidden layer, four tensors per
