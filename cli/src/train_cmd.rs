@@ -97,7 +97,9 @@ pub struct TrainArgs {
     #[arg(long)]
     pub teacher: Option<PathBuf>,
     /// Keep each expert-iteration round's labels in this directory and
-    /// reuse them when present (labelling is the slow part).
+    /// reuse them when present (labelling is the slow part). Labels are
+    /// kept as they are made, so a stopped run resumes labelling where it
+    /// stopped.
     #[arg(long)]
     pub label_cache: Option<PathBuf>,
     /// Instead of training, write the mean of these weights files (late

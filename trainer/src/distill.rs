@@ -127,10 +127,13 @@ pub fn label(ev: &NetEvaluator, positions: &[Position], ply: u32) -> Vec<Example
 }
 
 /// Labels positions with luck-adjusted, quasi-random, cubeless 0-ply
-/// rollouts of `ev` (each position its own dice seed).
+/// rollouts of `ev`. Each position has its own dice seed, drawn from `seed`
+/// and its index in the whole sample (`first` is the index of
+/// `positions[0]`), so labelling in pieces gives the same labels.
 pub fn label_by_rollouts(
     ev: &NetEvaluator,
     positions: &[Position],
+    first: usize,
     trials: u32,
     truncate: Option<u32>,
     seed: u64,
@@ -140,6 +143,7 @@ pub fn label_by_rollouts(
         .par_iter()
         .enumerate()
         .map(|(i, p)| {
+            let i = first + i;
             let settings = RolloutSettings {
                 trials,
                 ply: 0,
@@ -195,9 +199,11 @@ pub fn fit(
 /// One round: sample, label, fit. Returns the fit's RMSE by pass.
 ///
 /// Labelling is the expensive part (a 2-ply label costs thousands of
-/// evaluations), so with a `cache` file the labels are read from it when it
-/// exists and written to it when they are made: an interrupted run, or a
-/// second fit with other settings, does not label again.
+/// evaluations, a rollout label more), so with a `cache` file the labels
+/// are read from it when it exists; otherwise they are made piece by piece
+/// and kept as they come ([`label_resumably`]), so a run stopped part way
+/// (a session's end) resumes where it stopped, and a second fit with other
+/// settings does not label again.
 pub fn round(
     ev: &mut NetEvaluator,
     teacher: Option<&NetEvaluator>,
@@ -210,15 +216,19 @@ pub fn round(
         _ => {
             let teacher = teacher.unwrap_or(ev);
             let positions = sample(teacher, cfg.positions, cfg.explore, seed);
-            let examples = if cfg.rollout_trials > 0 {
-                label_by_rollouts(teacher, &positions, cfg.rollout_trials, cfg.truncate, seed)
-            } else {
-                label(teacher, &positions, cfg.ply)
+            let label_range = |range: std::ops::Range<usize>| {
+                let some = &positions[range.clone()];
+                if cfg.rollout_trials > 0 {
+                    let (trials, truncate) = (cfg.rollout_trials, cfg.truncate);
+                    label_by_rollouts(teacher, some, range.start, trials, truncate, seed)
+                } else {
+                    label(teacher, some, cfg.ply)
+                }
             };
-            if let Some(path) = cache {
-                save_examples(path, &examples)?;
+            match cache {
+                Some(path) => label_resumably(path, &positions, label_range)?,
+                None => label_range(0..positions.len()),
             }
-            examples
         }
     };
     Ok(fit(
@@ -230,9 +240,82 @@ pub fn round(
     ))
 }
 
-/// Writes labelled examples atomically, one per line: the position's
-/// Position ID, then its five probabilities.
-pub fn save_examples(path: &Path, examples: &[Example]) -> Result<()> {
+/// Positions labelled per piece by [`label_resumably`].
+pub const LABEL_PIECE: usize = 2048;
+
+/// Labels `positions` in pieces of [`LABEL_PIECE`] with `label` (given the
+/// range of indices to label), appending each finished piece to
+/// `PATH.partial`, then writes all the labels to `path` atomically and
+/// removes the partial file. A partial file left by a stopped run is
+/// resumed from: its lines must be the first positions of this sample, in
+/// order (else it belongs to another run, and that is an error naming it);
+/// a last line cut short by the stop is dropped and labelled again.
+pub fn label_resumably(
+    path: &Path,
+    positions: &[Position],
+    label: impl Fn(std::ops::Range<usize>) -> Vec<Example>,
+) -> Result<Vec<Example>> {
+    use std::io::Write;
+    let partial = std::path::PathBuf::from(format!("{}.partial", path.display()));
+    let mut done = if partial.exists() {
+        resume_partial(&partial, positions)?
+    } else {
+        Vec::new()
+    };
+    if let Some(dir) = partial.parent().filter(|d| !d.as_os_str().is_empty()) {
+        fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    // Rewritten to hold exactly the lines kept, so appends follow whole
+    // lines.
+    crate::checkpoint::write_atomic(&partial, examples_text(&done).as_bytes())?;
+    let mut file = fs::OpenOptions::new()
+        .append(true)
+        .open(&partial)
+        .with_context(|| format!("opening {}", partial.display()))?;
+    while done.len() < positions.len() {
+        let end = (done.len() + LABEL_PIECE).min(positions.len());
+        let piece = label(done.len()..end);
+        anyhow::ensure!(
+            piece.len() == end - done.len(),
+            "the labeller returned {} labels for {} positions",
+            piece.len(),
+            end - done.len()
+        );
+        file.write_all(examples_text(&piece).as_bytes())
+            .and_then(|()| file.sync_data())
+            .with_context(|| format!("writing {}", partial.display()))?;
+        done.extend(piece);
+    }
+    save_examples(path, &done)?;
+    fs::remove_file(&partial).with_context(|| format!("removing {}", partial.display()))?;
+    Ok(done)
+}
+
+/// The labels of a stopped run's partial file, checked against the sample.
+fn resume_partial(partial: &Path, positions: &[Position]) -> Result<Vec<Example>> {
+    let text =
+        fs::read_to_string(partial).with_context(|| format!("reading {}", partial.display()))?;
+    // Only lines ended by a newline were written whole.
+    let whole = &text[..text.rfind('\n').map_or(0, |i| i + 1)];
+    let mut done = Vec::new();
+    for (i, line) in whole.lines().enumerate() {
+        let e =
+            parse_example(line).with_context(|| format!("{} line {}", partial.display(), i + 1))?;
+        anyhow::ensure!(
+            positions.get(i) == Some(&e.position),
+            "{} line {} is not this run's position {} (the file belongs to another sample: remove it)",
+            partial.display(),
+            i + 1,
+            i + 1
+        );
+        done.push(e);
+    }
+    Ok(done)
+}
+
+/// Examples as lines: the position's Position ID, then its five
+/// probabilities.
+fn examples_text(examples: &[Example]) -> String {
     let mut text = String::with_capacity(examples.len() * 64);
     for e in examples {
         let p = e.target.0;
@@ -246,10 +329,15 @@ pub fn save_examples(path: &Path, examples: &[Example]) -> Result<()> {
             p[4]
         ));
     }
+    text
+}
+
+/// Writes labelled examples atomically, one per line ([`examples_text`]).
+pub fn save_examples(path: &Path, examples: &[Example]) -> Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    crate::checkpoint::write_atomic(path, text.as_bytes())
+    crate::checkpoint::write_atomic(path, examples_text(examples).as_bytes())
 }
 
 /// Reads examples written by [`save_examples`]; a malformed line is an
@@ -335,6 +423,54 @@ mod tests {
     }
 
     #[test]
+    fn a_stopped_labelling_resumes_where_it_stopped() {
+        let dir = std::env::temp_dir().join(format!("shb-resume-{}", std::process::id()));
+        let path = dir.join("round-1.labels");
+        let partial = dir.join("round-1.labels.partial");
+        let ev = crate::train::fresh(3, 32, 32, sheshbesh_engine::inputs::Layout::DEFAULT);
+        let positions = sample(&ev, LABEL_PIECE + 500, 0.1, 4);
+        let n = positions.len();
+        // A stand-in labeller whose label is the position's index.
+        let labelled = std::sync::atomic::AtomicUsize::new(0);
+        let by_index = |range: std::ops::Range<usize>| {
+            labelled.fetch_add(range.len(), std::sync::atomic::Ordering::Relaxed);
+            range
+                .map(|i| Example {
+                    phase: Phase::of(&positions[i]),
+                    position: positions[i],
+                    target: Probs([i as f32 / n as f32, 0.0, 0.0, 0.0, 0.0]),
+                })
+                .collect::<Vec<_>>()
+        };
+        // A run stopped after 100 labels, in the middle of the 101st line.
+        fs::create_dir_all(&dir).unwrap();
+        let cut = examples_text(&by_index(0..101));
+        fs::write(&partial, &cut[..cut.len() - 9]).unwrap();
+        labelled.store(0, std::sync::atomic::Ordering::Relaxed);
+        let all = label_resumably(&path, &positions, by_index).unwrap();
+        assert_eq!(labelled.into_inner(), n - 100, "only the rest is labelled");
+        assert_eq!(all.len(), n);
+        for (i, e) in all.iter().enumerate() {
+            assert_eq!(e.position, positions[i]);
+            assert_eq!(e.target.0[0], i as f32 / n as f32);
+        }
+        assert!(!partial.exists());
+        assert_eq!(load_examples(&path).unwrap().len(), n);
+        // A partial file from another sample is refused, not mixed in.
+        let other = sample(&ev, 10, 0.1, 5);
+        fs::write(dir.join("x.labels.partial"), examples_text(&all[..3])).unwrap();
+        let err = format!(
+            "{:#}",
+            label_resumably(&dir.join("x.labels"), &other, |_| Vec::new()).unwrap_err()
+        );
+        assert!(
+            err.contains("line 1") && err.contains("another sample"),
+            "{err}"
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn rollout_labels_know_a_won_position() {
         // One checker each, both on their one-points: whoever rolls wins,
         // and no net can make a rollout say otherwise.
@@ -342,7 +478,7 @@ mod tests {
         one[0] = 1;
         let pos = Position::from_sides(&one, 0, &one, 0).unwrap();
         let ev = crate::train::fresh(5, 32, 32, sheshbesh_engine::inputs::Layout::DEFAULT);
-        let labels = label_by_rollouts(&ev, &[pos], 36, None, 7);
+        let labels = label_by_rollouts(&ev, &[pos], 0, 36, None, 7);
         assert_eq!(labels.len(), 1);
         assert!(
             (labels[0].target.win() - 1.0).abs() < 1e-6,
