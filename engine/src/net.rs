@@ -154,7 +154,7 @@ impl Net {
         m.mapv_inplace(sigmoid);
         let both = ndarray::concatenate(Axis(1), &[h.view(), m.view()]).expect("same rows");
         let mut o = both.dot(&self.w2.t()) + self.b2.view().insert_axis(Axis(0));
-        o.mapv_inplace(|z| 1.0 / (1.0 + (-z).exp()));
+        o.mapv_inplace(sigmoid);
         o
     }
 

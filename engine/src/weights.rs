@@ -152,22 +152,21 @@ fn config() -> impl bincode::config::Config {
     bincode::config::standard()
 }
 
+/// A net's tensors in file order: `w1`, `b1`, `w_mid`, `b_mid`, `w2`, `b2`.
+fn tensors(n: &Net) -> [Vec<f32>; 6] {
+    [
+        n.w1.iter().copied().collect(),
+        n.b1.to_vec(),
+        n.w_mid.iter().copied().collect(),
+        n.b_mid.to_vec(),
+        n.w2.iter().copied().collect(),
+        n.b2.to_vec(),
+    ]
+}
+
 /// Serializes nets to the file format.
 pub fn encode(set: &WeightsSet) -> Vec<u8> {
-    let tensors: Vec<Vec<f32>> = set
-        .nets
-        .iter()
-        .flat_map(|(_, n)| {
-            [
-                n.w1.iter().copied().collect(),
-                n.b1.to_vec(),
-                n.w_mid.iter().copied().collect(),
-                n.b_mid.to_vec(),
-                n.w2.iter().copied().collect(),
-                n.b2.to_vec(),
-            ]
-        })
-        .collect();
+    let tensors: Vec<Vec<f32>> = set.nets.iter().flat_map(|(_, n)| tensors(n)).collect();
     let body = bincode::serde::encode_to_vec(&tensors, config()).expect("vectors encode");
     let header = Header {
         version: VERSION,
@@ -373,16 +372,13 @@ mod tests {
     /// A file in the version-1 format (one hidden layer, four tensors per
     /// net), written field by field as that format had it.
     fn version_1(set: &WeightsSet) -> Vec<u8> {
+        // Version 1 had no second-layer tensors (`w_mid`, `b_mid`).
         let tensors: Vec<Vec<f32>> = set
             .nets
             .iter()
             .flat_map(|(_, n)| {
-                [
-                    n.w1.iter().copied().collect(),
-                    n.b1.to_vec(),
-                    n.w2.iter().copied().collect(),
-                    n.b2.to_vec(),
-                ]
+                let [w1, b1, _, _, w2, b2] = tensors(n);
+                [w1, b1, w2, b2]
             })
             .collect();
         let body = bincode::serde::encode_to_vec(&tensors, config()).unwrap();

@@ -227,16 +227,28 @@ pub fn widen(path: &Path, to: Layout) -> Result<(NetEvaluator, Provenance)> {
 }
 
 /// A weights file's nets with a second hidden layer of `hidden2` units in
-/// the contact (and crashed) net ([`Net::deepened`]): its output weights
-/// start at zero, so training continues from the same play and learns what
-/// the depth adds. `seed` draws the new layer's weights.
+/// the contact (and crashed) net ([`deepen_nets`]). `seed` draws the new
+/// layer's weights.
 pub fn deepen(path: &Path, hidden2: usize, seed: u64) -> Result<(NetEvaluator, Provenance)> {
     use rand::SeedableRng;
     let (mut ev, prov) = load(path)?;
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+    deepen_nets(&mut ev, hidden2, &mut rng)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let prov = with_step(
+        prov,
+        &format!("second hidden layer of {hidden2} units added (seed {seed})"),
+    );
+    Ok((ev, prov))
+}
+
+/// Gives the contact (and crashed) net a second hidden layer of `hidden2`
+/// units ([`Net::deepened`]): its output weights start at zero, so training
+/// continues from the same play and learns what the depth adds.
+pub fn deepen_nets(ev: &mut NetEvaluator, hidden2: usize, rng: &mut impl rand::Rng) -> Result<()> {
     let refuse = |net: &Net| {
         if net.hidden2() > 0 {
-            anyhow::anyhow!("{} already has a second hidden layer", path.display())
+            anyhow::anyhow!("the net already has a second hidden layer")
         } else {
             anyhow::anyhow!(
                 "a second hidden layer needs a multiple of {} up to {} units, not {hidden2}",
@@ -247,16 +259,12 @@ pub fn deepen(path: &Path, hidden2: usize, seed: u64) -> Result<(NetEvaluator, P
     };
     ev.contact = ev
         .contact
-        .deepened(hidden2, &mut rng)
+        .deepened(hidden2, rng)
         .ok_or_else(|| refuse(&ev.contact))?;
     if let Some(c) = &ev.crashed {
-        ev.crashed = Some(c.deepened(hidden2, &mut rng).ok_or_else(|| refuse(c))?);
+        ev.crashed = Some(c.deepened(hidden2, rng).ok_or_else(|| refuse(c))?);
     }
-    let prov = with_step(
-        prov,
-        &format!("second hidden layer of {hidden2} units added (seed {seed})"),
-    );
-    Ok((ev, prov))
+    Ok(())
 }
 
 /// A weights file's nets with a net of their own for crashed positions,

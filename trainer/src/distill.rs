@@ -262,12 +262,9 @@ pub fn label_resumably(
     } else {
         Vec::new()
     };
-    if let Some(dir) = partial.parent().filter(|d| !d.as_os_str().is_empty()) {
-        fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
     // Rewritten to hold exactly the lines kept, so appends follow whole
     // lines.
-    crate::checkpoint::write_atomic(&partial, examples_text(&done).as_bytes())?;
+    save_examples(&partial, &done)?;
     let mut file = fs::OpenOptions::new()
         .append(true)
         .open(&partial)
@@ -297,10 +294,8 @@ fn resume_partial(partial: &Path, positions: &[Position]) -> Result<Vec<Example>
         fs::read_to_string(partial).with_context(|| format!("reading {}", partial.display()))?;
     // Only lines ended by a newline were written whole.
     let whole = &text[..text.rfind('\n').map_or(0, |i| i + 1)];
-    let mut done = Vec::new();
-    for (i, line) in whole.lines().enumerate() {
-        let e =
-            parse_example(line).with_context(|| format!("{} line {}", partial.display(), i + 1))?;
+    let done = parse_examples(whole, partial)?;
+    for (i, e) in done.iter().enumerate() {
         anyhow::ensure!(
             positions.get(i) == Some(&e.position),
             "{} line {} is not this run's position {} (the file belongs to another sample: remove it)",
@@ -308,7 +303,6 @@ fn resume_partial(partial: &Path, positions: &[Position]) -> Result<Vec<Example>
             i + 1,
             i + 1
         );
-        done.push(e);
     }
     Ok(done)
 }
@@ -344,6 +338,11 @@ pub fn save_examples(path: &Path, examples: &[Example]) -> Result<()> {
 /// error naming the file and the line.
 pub fn load_examples(path: &Path) -> Result<Vec<Example>> {
     let text = fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    parse_examples(&text, path)
+}
+
+/// The examples in `text`, one per line; an error names `path` and the line.
+fn parse_examples(text: &str, path: &Path) -> Result<Vec<Example>> {
     text.lines()
         .enumerate()
         .map(|(i, line)| {

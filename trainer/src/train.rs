@@ -138,12 +138,7 @@ pub fn train(cfg: &TrainConfig) -> Result<(NetEvaluator, Provenance)> {
         let mut ev = fresh(cfg.seed, cfg.hidden, cfg.race_hidden, cfg.layout);
         if cfg.hidden2 > 0 {
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(cfg.seed ^ 0x2);
-            ev.contact = ev.contact.deepened(cfg.hidden2, &mut rng).ok_or_else(|| {
-                anyhow::anyhow!(
-                    "a second hidden layer needs a multiple of 8 up to 128 units, not {}",
-                    cfg.hidden2
-                )
-            })?;
+            checkpoint::deepen_nets(&mut ev, cfg.hidden2, &mut rng)?;
         }
         (ev, Provenance::new(&cfg.command, cfg.seed))
     };
