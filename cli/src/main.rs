@@ -146,7 +146,7 @@ enum Command {
     /// 0.0015 --alpha-end 0.0005 --half-life 2000000`. Run a command again
     /// to resume after an interruption; `--average` folds late checkpoints
     /// into one; pass the result to any command with `--weights`.
-    Train(train_cmd::TrainArgs),
+    Train(Box<train_cmd::TrainArgs>),
     /// Speak the Universal Backgammon Interface (UBGI) on stdin/stdout: send
     /// `ubgi`, then FIBS board strings or XGIDs; each is answered with the
     /// best action (a move as from/to pairs, double/roll, take/drop).
@@ -194,7 +194,7 @@ fn main() -> ExitCode {
             out,
         } => commands::moves(position.as_deref(), dice.as_deref(), out),
         Command::Bench { depth, json } => commands::bench(depth, json),
-        Command::Train(args) => train_cmd::run(args),
+        Command::Train(args) => train_cmd::run(*args),
         Command::Ubgi(args) => ubgi::run(args),
         Command::External(args) => external::run(args),
         Command::Play(args) => play::run(args),

@@ -102,6 +102,21 @@ pub struct TrainArgs {
     /// stopped.
     #[arg(long)]
     pub label_cache: Option<PathBuf>,
+    /// Expert iteration labels the best N plays of a roll in each sampled
+    /// position (the plays its choices turn on) instead of the positions
+    /// themselves (0).
+    #[arg(long, default_value_t = 0)]
+    pub label_candidates: usize,
+    /// Fit expert-iteration labels by Adam on batches of this many
+    /// positions (0: plain descent, one position at a time; the
+    /// --distill-alpha rates then suit Adam, e.g. 0.0003).
+    #[arg(long, default_value_t = 0)]
+    pub fit_batch: usize,
+    /// Expert iteration labels every turn of this many luck-adjusted
+    /// self-play games (each turn's label: the game's result less the luck
+    /// of the rolls from there on) instead of sampling positions (0).
+    #[arg(long, default_value_t = 0)]
+    pub label_games: u32,
     /// Instead of training, write the mean of these weights files (late
     /// checkpoints of one run) to --checkpoint.
     #[arg(long, num_args = 1..)]
@@ -222,6 +237,9 @@ pub fn run(a: TrainArgs) -> Result<()> {
             truncate: a.label_truncate,
             teacher: a.teacher.clone(),
             cache_dir: a.label_cache.clone(),
+            candidates: a.label_candidates,
+            batch: a.fit_batch,
+            games: a.label_games,
         };
         distill_run(&cfg, &d, a.distill_rounds)?
     } else {

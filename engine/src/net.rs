@@ -63,6 +63,82 @@ pub struct Activations {
     out: [f32; OUTPUTS],
 }
 
+/// A net's weight tensors, in the order of [`Net::parameters`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tensor {
+    /// First layer weights.
+    W1,
+    /// First layer biases.
+    B1,
+    /// Second hidden layer weights.
+    WMid,
+    /// Second hidden layer biases.
+    BMid,
+    /// Output weights.
+    W2,
+    /// Output biases.
+    B2,
+}
+
+/// Receives a backward pass's gradient, a run of weights at a time
+/// ([`Net::backward`]); runs are handed over after their values were used,
+/// so a sink may step them at once.
+pub trait GradientSink {
+    /// The gradient of the weights `weights`, at `first` onwards in
+    /// `tensor`'s flat slice, is `scale * d[j]` for `weights[j]` (`d` is as
+    /// long as `weights`).
+    fn take_row(
+        &mut self,
+        tensor: Tensor,
+        first: usize,
+        weights: &mut [f32],
+        scale: f32,
+        d: &[f32],
+    );
+}
+
+/// Plain gradient descent at once, with this learning rate.
+pub struct Sgd(pub f32);
+
+impl GradientSink for Sgd {
+    #[inline(always)]
+    fn take_row(&mut self, _: Tensor, _: usize, weights: &mut [f32], scale: f32, d: &[f32]) {
+        let step = self.0 * scale;
+        for (w, dj) in weights.iter_mut().zip(d) {
+            *w -= step * dj;
+        }
+    }
+}
+
+/// A gradient kept for a later step: one flat vector per [`Tensor`],
+/// summed over the positions passed backward.
+#[derive(Clone, Debug)]
+pub struct Gradient(pub [Vec<f32>; 6]);
+
+impl Gradient {
+    /// A zero gradient shaped as `net`.
+    pub fn zeros(net: &Net) -> Gradient {
+        Gradient(net.parameters().map(|p| vec![0.0; p.len()]))
+    }
+
+    /// Back to zero.
+    pub fn clear(&mut self) {
+        for part in &mut self.0 {
+            part.fill(0.0);
+        }
+    }
+}
+
+impl GradientSink for Gradient {
+    #[inline(always)]
+    fn take_row(&mut self, tensor: Tensor, first: usize, w: &mut [f32], scale: f32, d: &[f32]) {
+        let part = &mut self.0[tensor as usize][first..first + w.len()];
+        for (g, dj) in part.iter_mut().zip(d) {
+            *g += scale * dj;
+        }
+    }
+}
+
 impl Net {
     /// A net with small random weights (Glorot-uniform).
     pub fn random(inputs: usize, hidden: usize, rng: &mut impl Rng) -> Net {
@@ -180,6 +256,21 @@ impl Net {
         alpha: f32,
         act: &mut Activations,
     ) -> Probs {
+        self.backward(x, target, act, &mut Sgd(alpha))
+    }
+
+    /// The gradient of the cross-entropy between the outputs for `x` and
+    /// `target`, handed weight by weight to `sink` (which may step the
+    /// weight at once, as [`Net::train`] does, or keep the gradient for a
+    /// later step). Each weight is handed over after its value was used, so
+    /// stepping at once is exact. Returns the outputs.
+    pub fn backward(
+        &mut self,
+        x: &SparseInputs,
+        target: &Probs,
+        act: &mut Activations,
+        sink: &mut impl GradientSink,
+    ) -> Probs {
         self.forward(x, act);
         let (hidden, hidden2) = (self.hidden(), self.hidden2());
         let units = hidden + hidden2;
@@ -191,39 +282,65 @@ impl Net {
         let mut d = [0.0f32; MAX_HIDDEN + MAX_HIDDEN2];
         let w2 = self.w2.as_slice_mut().expect("standard layout");
         for (k, row) in w2.chunks_exact_mut(units).enumerate() {
-            for ((dj, w), &hj) in d.iter_mut().zip(row.iter_mut()).zip(h) {
+            for (dj, w) in d.iter_mut().zip(row.iter()) {
                 *dj += d_out[k] * *w;
-                *w -= alpha * d_out[k] * hj;
             }
-            self.b2[k] -= alpha * d_out[k];
+            sink.take_row(Tensor::W2, k * units, row, d_out[k], h);
         }
+        let b2 = self.b2.as_slice_mut().expect("standard layout");
+        sink.take_row(Tensor::B2, 0, b2, 1.0, &d_out);
         if hidden2 > 0 {
             let (d1, d_mid) = d.split_at_mut(hidden);
             let (h1, h_mid) = h.split_at(hidden);
+            for (dj, &hj) in d_mid.iter_mut().zip(h_mid) {
+                *dj *= hj * (1.0 - hj);
+            }
             let w_mid = self.w_mid.as_slice_mut().expect("standard layout");
             for (j, row) in w_mid.chunks_exact_mut(hidden).enumerate() {
-                let dj = d_mid[j] * h_mid[j] * (1.0 - h_mid[j]);
-                for ((di, w), &hi) in d1.iter_mut().zip(row.iter_mut()).zip(h1) {
-                    *di += dj * *w;
-                    *w -= alpha * dj * hi;
+                for (di, w) in d1.iter_mut().zip(row.iter()) {
+                    *di += d_mid[j] * *w;
                 }
-                self.b_mid[j] -= alpha * dj;
+                sink.take_row(Tensor::WMid, j * hidden, row, d_mid[j], h1);
             }
+            let b_mid = self.b_mid.as_slice_mut().expect("standard layout");
+            sink.take_row(Tensor::BMid, 0, b_mid, 1.0, &d_mid[..hidden2]);
         }
         for (dj, &hj) in d.iter_mut().zip(&h[..hidden]) {
-            *dj *= hj * (1.0 - hj) * alpha;
+            *dj *= hj * (1.0 - hj);
         }
+        let d = &d[..hidden];
         let w1 = self.w1.as_slice_mut().expect("standard layout");
         for (&i, &v) in x.indices().iter().zip(x.values()) {
-            let row = &mut w1[usize::from(i) * hidden..(usize::from(i) + 1) * hidden];
-            for (w, dj) in row.iter_mut().zip(&d) {
-                *w -= v * dj;
-            }
+            let first = usize::from(i) * hidden;
+            sink.take_row(Tensor::W1, first, &mut w1[first..first + hidden], v, d);
         }
-        for (b, dj) in self.b1.iter_mut().zip(&d[..hidden]) {
-            *b -= dj;
-        }
+        let b1 = self.b1.as_slice_mut().expect("standard layout");
+        sink.take_row(Tensor::B1, 0, b1, 1.0, d);
         Probs(act.out)
+    }
+
+    /// The weights as flat slices, in [`Tensor`] order (the file's order).
+    pub fn parameters(&self) -> [&[f32]; 6] {
+        [
+            self.w1.as_slice().expect("standard layout"),
+            self.b1.as_slice().expect("standard layout"),
+            self.w_mid.as_slice().expect("standard layout"),
+            self.b_mid.as_slice().expect("standard layout"),
+            self.w2.as_slice().expect("standard layout"),
+            self.b2.as_slice().expect("standard layout"),
+        ]
+    }
+
+    /// The weights as flat mutable slices, in [`Tensor`] order.
+    pub fn parameters_mut(&mut self) -> [&mut [f32]; 6] {
+        [
+            self.w1.as_slice_mut().expect("standard layout"),
+            self.b1.as_slice_mut().expect("standard layout"),
+            self.w_mid.as_slice_mut().expect("standard layout"),
+            self.b_mid.as_slice_mut().expect("standard layout"),
+            self.w2.as_slice_mut().expect("standard layout"),
+            self.b2.as_slice_mut().expect("standard layout"),
+        ]
     }
 
     /// One net that averages the output logits of several nets of the same
@@ -370,11 +487,47 @@ mod kernels {
         upper_layers::<true>(layers, act);
     }
 
-    /// The first layer, compiled for AVX2 with FMA.
+    /// The first layer in AVX2 intrinsics: [`first_layer`]'s sums, the
+    /// same fused multiply-adds in the same order (so the same bits), with
+    /// the block's 32 accumulators pinned to four registers. Left to the
+    /// compiler, the portable loop's code depended on unrelated changes
+    /// elsewhere in the crate: twice it spilled the accumulators to memory
+    /// and ran two to three times slower.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
     unsafe fn first_layer_avx2(w1: &[f32], b1: &[f32], x: &SparseInputs, out: &mut [f32]) {
-        first_layer::<true>(w1, b1, x, out);
+        use std::arch::x86_64::{
+            _mm256_fmadd_ps, _mm256_loadu_ps, _mm256_set1_ps, _mm256_storeu_ps,
+        };
+        const _: () = assert!(BLOCK == 32, "four registers of eight lanes");
+        let hidden = b1.len();
+        for blk in (0..hidden).step_by(BLOCK) {
+            let bias = &b1[blk..blk + BLOCK];
+            // SAFETY: every load and store is of eight floats inside a
+            // slice of BLOCK (bounds-checked when sliced).
+            unsafe {
+                let mut acc = [
+                    _mm256_loadu_ps(bias.as_ptr()),
+                    _mm256_loadu_ps(bias.as_ptr().add(8)),
+                    _mm256_loadu_ps(bias.as_ptr().add(16)),
+                    _mm256_loadu_ps(bias.as_ptr().add(24)),
+                ];
+                for (&i, &v) in x.indices().iter().zip(x.values()) {
+                    let row = &w1[usize::from(i) * hidden + blk..][..BLOCK];
+                    let v = _mm256_set1_ps(v);
+                    for (k, a) in acc.iter_mut().enumerate() {
+                        *a = _mm256_fmadd_ps(v, _mm256_loadu_ps(row.as_ptr().add(8 * k)), *a);
+                    }
+                }
+                let mut sums = [0.0f32; BLOCK];
+                for (k, a) in acc.iter().enumerate() {
+                    _mm256_storeu_ps(sums.as_mut_ptr().add(8 * k), *a);
+                }
+                for (o, &z) in out[blk..blk + BLOCK].iter_mut().zip(&sums) {
+                    *o = sigmoid::<true>(z);
+                }
+            }
+        }
     }
 
     #[inline(always)]

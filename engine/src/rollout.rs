@@ -343,6 +343,11 @@ impl LuckPass {
     }
 }
 
+/// One turn of a trial as [`labelled_trial`] keeps it: the position (mover
+/// on roll), whether the mover is the root player, and the luck summed
+/// before this turn (root player's side).
+type TraceStep = (Position, bool, [f64; 5]);
+
 fn play_trial<E: Evaluator + ?Sized>(
     base: &E,
     exact: &(dyn Fn(&Position) -> Option<Probs> + Sync),
@@ -350,6 +355,7 @@ fn play_trial<E: Evaluator + ?Sized>(
     s: &RolloutSettings,
     trial: u32,
     perms: &[[Dice; 36]; 2],
+    mut trace: Option<&mut Vec<TraceStep>>,
 ) -> Trial {
     let mut dicer = Dicer::new(s, trial, perms);
     let mut chooser = Searcher::new(base, s.ply);
@@ -403,6 +409,9 @@ fn play_trial<E: Evaluator + ?Sized>(
                     cube.owner = Some(!mover_is_root);
                 }
             }
+        }
+        if let Some(t) = trace.as_deref_mut() {
+            t.push((pos, mover_is_root, luck));
         }
         let dice = dicer.roll();
         // At 0-ply the luck pass below finds the play for the roll thrown.
@@ -557,7 +566,7 @@ fn run_trials(
         let hi = (done + BATCH).min(s.trials);
         let batch: Vec<Trial> = (done..hi)
             .into_par_iter()
-            .map(|i| play_trial(ev, exact, pos, s, i, &perms))
+            .map(|i| play_trial(ev, exact, pos, s, i, &perms, None))
             .collect();
         trials.extend(batch);
         done = hi;
@@ -570,6 +579,40 @@ fn run_trials(
         }
     }
     summarize(&trials, s)
+}
+
+/// Plays trial `trial` of a rollout of `root` and labels every position
+/// of it where the trial went on (the mover on roll) with that trial's
+/// luck-adjusted result from there: the game's result less the luck of the
+/// rolls thrown from that position on, from the mover's side, clamped to
+/// probabilities. Each label is an unbiased, if noisy, estimate of the
+/// position's value under the trial's play, whatever the net's errors (the
+/// luck terms have mean zero), which no search of the net itself gives; a
+/// game yields a label for each of its turns for the price of one trial.
+pub fn labelled_trial(
+    ev: &NetEvaluator,
+    root: &Position,
+    s: &RolloutSettings,
+    trial: u32,
+) -> Vec<(Position, Probs)> {
+    let perms = permutations(s.seed);
+    let mut trace = Vec::new();
+    let exact = |p: &Position| ev.exact(p);
+    let t = play_trial(ev, &exact, root, s, trial, &perms, Some(&mut trace));
+    trace
+        .into_iter()
+        .map(|(pos, mover_is_root, before)| {
+            // The result less the luck from this turn on, the root's side.
+            let v: [f64; 5] = std::array::from_fn(|k| t.probs[k] + before[k]);
+            let v = if mover_is_root {
+                v
+            } else {
+                [1.0 - v[0], v[3], v[4], v[1], v[2]]
+            };
+            let p = Probs(v.map(|x| x.clamp(0.0, 1.0) as f32));
+            (pos, p.consistent())
+        })
+        .collect()
 }
 
 fn permutations(seed: u64) -> [[Dice; 36]; 2] {
@@ -636,7 +679,7 @@ pub fn rollout_moves(
             }
             let batch: Vec<Trial> = (done..hi)
                 .into_par_iter()
-                .map(|i| flip(play_trial(ev, &exact, root, s, i, &perms)))
+                .map(|i| flip(play_trial(ev, &exact, root, s, i, &perms, None)))
                 .collect();
             trials[m].extend(batch);
         }
@@ -729,6 +772,35 @@ mod tests {
                 .install(|| rollout(&ev, &Position::start(), &s, &stop, |_| {}))
         };
         assert_eq!(run(1), run(3));
+    }
+
+    #[test]
+    fn a_labelled_trial_labels_each_turn_with_the_trials_result_from_there() {
+        let ev = evaluator(None);
+        let s = RolloutSettings {
+            trials: 1,
+            seed: 17,
+            ..RolloutSettings::default()
+        };
+        let labels = labelled_trial(&ev, &Position::start(), &s, 0);
+        let whole = rollout(&ev, &Position::start(), &s, &AtomicBool::new(false), |_| {});
+        // The root's label is trial 0's own luck-adjusted result.
+        assert_eq!(labels[0].0, Position::start());
+        let want = Probs(whole.probs.0.map(|x| x.clamp(0.0, 1.0))).consistent();
+        assert_eq!(labels[0].1, want);
+        // Every turn to the end, players alternating, each label a value.
+        assert!(labels.len() > 10, "{}", labels.len());
+        for pair in labels.windows(2) {
+            let (a, b) = (pair[0].0, pair[1].0);
+            assert!(a.me.off() + a.opp.off() <= b.me.off() + b.opp.off());
+            assert_ne!(a, b);
+        }
+        for (_, p) in &labels {
+            assert!(p.0.iter().all(|x| (0.0..=1.0).contains(x)), "{p:?}");
+            assert!(p.0[1] <= p.0[0] && p.0[2] <= p.0[1] && p.0[4] <= p.0[3]);
+        }
+        // Another trial plays another game.
+        assert_ne!(labelled_trial(&ev, &Position::start(), &s, 1), labels);
     }
 
     #[test]

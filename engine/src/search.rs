@@ -173,7 +173,7 @@ impl<E: Evaluator + ?Sized> Evaluator for Ply<'_, E> {
 }
 
 /// Indices of the plays a filter keeps, best first.
-fn shortlist(values: &[Probs], filter: MoveFilter) -> Vec<usize> {
+pub fn shortlist(values: &[Probs], filter: MoveFilter) -> Vec<usize> {
     let mut order: Vec<usize> = (0..values.len()).collect();
     order.sort_by(|&a, &b| values[b].equity().total_cmp(&values[a].equity()));
     let top = values[order[0]].equity();

@@ -12,16 +12,18 @@ use std::fs;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
+use crate::adam::Adam;
 use anyhow::{Context, Result};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
-use sheshbesh_engine::evaluator::{candidate_values, Evaluator, NetEvaluator, Phase};
+use sheshbesh_engine::evaluator::{candidate_values, final_result, Evaluator, NetEvaluator, Phase};
 use sheshbesh_engine::inputs::SparseInputs;
 use sheshbesh_engine::movegen::{generate, MoveList};
-use sheshbesh_engine::rollout::{rollout, RolloutSettings};
-use sheshbesh_engine::search::Ply;
+use sheshbesh_engine::net::Gradient;
+use sheshbesh_engine::rollout::{self, rollout, RolloutSettings};
+use sheshbesh_engine::search::{shortlist, MoveFilter, Ply};
 use sheshbesh_engine::{position_id, Dice, Position, Probs};
 
 /// One labelled position.
@@ -65,6 +67,21 @@ pub struct DistillConfig {
     /// Directory keeping each round's labels (`round-N.labels`), reused
     /// when present.
     pub cache_dir: Option<std::path::PathBuf>,
+    /// Label the plays competing for a roll instead of the sampled
+    /// positions: for each sampled position a roll, and the best
+    /// `candidates` plays at 0-ply (within [`MoveFilter::ROOT`]'s margin)
+    /// become the positions labelled (0: the sampled positions
+    /// themselves). Self-play only ever trains the play it picks, so a play
+    /// it wrongly rejects is never corrected; these are the values its
+    /// choices turn on.
+    pub candidates: usize,
+    /// Fit by [`Adam`] on batches of this many positions (0: plain
+    /// descent, one position at a time).
+    pub batch: usize,
+    /// Label every turn of this many luck-adjusted self-play games
+    /// instead ([`rollout::labelled_trial`]): unbiased labels, noisy one by
+    /// one, at a label per turn for the price of one rollout trial (0: off).
+    pub games: u32,
 }
 
 /// Positions from self-play games of `ev`, every position where a side is
@@ -111,6 +128,67 @@ pub fn sample(ev: &NetEvaluator, n: usize, explore: f64, seed: u64) -> Vec<Posit
     all.shuffle(&mut rng);
     all.truncate(n);
     all
+}
+
+/// The plays competing for one roll of each position: a roll drawn from
+/// `seed` and the position's index, and the boards of the best `keep` plays
+/// at 0-ply within [`MoveFilter::ROOT`]'s margin, from the side to roll
+/// next. Boards a database knows or that end the game are left out (there
+/// is nothing to learn).
+pub fn competing_plays(
+    ev: &NetEvaluator,
+    positions: &[Position],
+    keep: usize,
+    seed: u64,
+) -> Vec<Position> {
+    let filter = MoveFilter {
+        keep,
+        margin: MoveFilter::ROOT.margin,
+    };
+    positions
+        .par_iter()
+        .enumerate()
+        .map_init(
+            || (MoveList::new(), Vec::new()),
+            |(list, values), (i, p)| {
+                let mut rng = Xoshiro256PlusPlus::seed_from_u64(
+                    seed ^ 0xC0FE ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                );
+                let dice = Dice::new(rng.gen_range(1..=6), rng.gen_range(1..=6)).expect("1..6");
+                generate(p, dice, list);
+                candidate_values(ev, list.as_slice(), values);
+                shortlist(values, filter)
+                    .into_iter()
+                    .map(|k| list.as_slice()[k].position)
+                    .filter(|after| final_result(after).is_none())
+                    .map(|after| after.swapped())
+                    .filter(|next| ev.exact(next).is_none())
+                    .collect::<Vec<_>>()
+            },
+        )
+        .flatten()
+        .collect()
+}
+
+/// Every turn of `games` luck-adjusted 0-ply self-play games from the
+/// opening, labelled by [`rollout::labelled_trial`] (game `i` is trial `i`
+/// of one rollout seeded by `seed`, so the labels do not depend on the
+/// number of threads).
+pub fn label_games(ev: &NetEvaluator, games: u32, seed: u64) -> Vec<Example> {
+    let settings = RolloutSettings {
+        trials: games,
+        seed,
+        ..RolloutSettings::default()
+    };
+    (0..games)
+        .into_par_iter()
+        .flat_map_iter(|i| rollout::labelled_trial(ev, &Position::start(), &settings, i))
+        .map(|(position, target)| Example {
+            phase: Phase::of(&position),
+            position,
+            target,
+        })
+        .collect()
 }
 
 /// Labels positions with a `ply`-ply search of `ev`.
@@ -162,20 +240,41 @@ pub fn label_by_rollouts(
         .collect()
 }
 
-/// Fits the nets to labelled examples; returns, for each pass, the
-/// root-mean-square error of the win probability (before each step).
+/// How far a fit got after one pass: the root-mean-square error of the
+/// win probability on the positions fitted (measured before each step) and
+/// on those held out.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FitPass {
+    /// On the positions fitted.
+    pub fitted: f64,
+    /// On the [`HELD_OUT`] share never fitted (what generalises).
+    pub held_out: f64,
+}
+
+/// Share of the labelled positions a fit holds out to measure itself by.
+pub const HELD_OUT: f64 = 0.05;
+
+/// Fits the nets to labelled examples: `epochs` passes at a learning rate
+/// falling geometrically from `alpha` to `alpha_end`, by plain descent one
+/// position at a time (`batch` 0) or by [`Adam`] on batches of `batch`
+/// positions. A [`HELD_OUT`] share of the examples is never fitted.
 pub fn fit(
     ev: &mut NetEvaluator,
     examples: &[Example],
     epochs: usize,
     (alpha, alpha_end): (f32, f32),
+    batch: usize,
     seed: u64,
-) -> Vec<f64> {
+) -> Vec<FitPass> {
     let mut order: Vec<usize> = (0..examples.len()).collect();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    order.shuffle(&mut rng);
+    let held = (examples.len() as f64 * HELD_OUT) as usize;
+    let (held, mut order) = (order[..held].to_vec(), order[held..].to_vec());
     let mut act = ev.contact.activations();
     let mut x = SparseInputs::default();
-    let mut rmse = Vec::with_capacity(epochs);
+    let mut adam: Vec<(Phase, Adam, Gradient)> = Vec::new();
+    let mut passes = Vec::with_capacity(epochs);
     for epoch in 0..epochs {
         let t = if epochs > 1 {
             epoch as f32 / (epochs - 1) as f32
@@ -185,18 +284,58 @@ pub fn fit(
         let alpha = alpha * (alpha_end / alpha).powf(t);
         order.shuffle(&mut rng);
         let mut sq = 0.0;
-        for &i in &order {
+        if batch == 0 {
+            for &i in &order {
+                let e = &examples[i];
+                ev.encode_into(&e.position, &mut x);
+                let before = ev.net_mut(e.phase).train(&x, &e.target, alpha, &mut act);
+                sq += f64::from((before.win() - e.target.win()).powi(2));
+            }
+        } else {
+            for chunk in order.chunks(batch) {
+                for (_, _, g) in &mut adam {
+                    g.clear();
+                }
+                let mut counts = [0usize; 4];
+                for &i in chunk {
+                    let e = &examples[i];
+                    let k = match adam.iter().position(|a| a.0 == e.phase) {
+                        Some(k) => k,
+                        None => {
+                            let net = ev.net(e.phase);
+                            adam.push((e.phase, Adam::new(net), Gradient::zeros(net)));
+                            adam.len() - 1
+                        }
+                    };
+                    ev.encode_into(&e.position, &mut x);
+                    let grad = &mut adam[k].2;
+                    let before = ev.net_mut(e.phase).backward(&x, &e.target, &mut act, grad);
+                    sq += f64::from((before.win() - e.target.win()).powi(2));
+                    counts[k] += 1;
+                }
+                for (k, (phase, opt, grad)) in adam.iter_mut().enumerate() {
+                    if counts[k] > 0 {
+                        opt.step(ev.net_mut(*phase), grad, counts[k], alpha);
+                    }
+                }
+            }
+        }
+        let mut held_sq = 0.0;
+        for &i in &held {
             let e = &examples[i];
             ev.encode_into(&e.position, &mut x);
-            let before = ev.net_mut(e.phase).train(&x, &e.target, alpha, &mut act);
-            sq += f64::from((before.win() - e.target.win()).powi(2));
+            let now = ev.net(e.phase).eval(&x, &mut act);
+            held_sq += f64::from((now.win() - e.target.win()).powi(2));
         }
-        rmse.push((sq / examples.len().max(1) as f64).sqrt());
+        passes.push(FitPass {
+            fitted: (sq / order.len().max(1) as f64).sqrt(),
+            held_out: (held_sq / held.len().max(1) as f64).sqrt(),
+        });
     }
-    rmse
+    passes
 }
 
-/// One round: sample, label, fit. Returns the fit's RMSE by pass.
+/// One round: sample, label, fit. Returns the fit's errors by pass.
 ///
 /// Labelling is the expensive part (a 2-ply label costs thousands of
 /// evaluations, a rollout label more), so with a `cache` file the labels
@@ -210,12 +349,22 @@ pub fn round(
     cfg: &DistillConfig,
     seed: u64,
     cache: Option<&Path>,
-) -> Result<Vec<f64>> {
+) -> Result<Vec<FitPass>> {
     let examples = match cache {
         Some(path) if path.exists() => load_examples(path)?,
+        _ if cfg.games > 0 => {
+            let examples = label_games(teacher.unwrap_or(ev), cfg.games, seed);
+            if let Some(path) = cache {
+                save_examples(path, &examples)?;
+            }
+            examples
+        }
         _ => {
             let teacher = teacher.unwrap_or(ev);
-            let positions = sample(teacher, cfg.positions, cfg.explore, seed);
+            let mut positions = sample(teacher, cfg.positions, cfg.explore, seed);
+            if cfg.candidates > 0 {
+                positions = competing_plays(teacher, &positions, cfg.candidates, seed);
+            }
             let label_range = |range: std::ops::Range<usize>| {
                 let some = &positions[range.clone()];
                 if cfg.rollout_trials > 0 {
@@ -236,6 +385,7 @@ pub fn round(
         &examples,
         cfg.epochs,
         (cfg.alpha, cfg.alpha_end),
+        cfg.batch,
         seed ^ 0xD15,
     ))
 }
@@ -485,5 +635,39 @@ mod tests {
             labels[0].target
         );
         assert!(labels[0].target.0[1..].iter().all(|&x| x.abs() < 1e-6));
+    }
+
+    #[test]
+    fn competing_plays_are_the_best_few_boards_from_the_next_side() {
+        let ev = crate::train::fresh(3, 32, 32, sheshbesh_engine::inputs::Layout::DEFAULT);
+        let positions = sample(&ev, 40, 0.0, 6);
+        let plays = competing_plays(&ev, &positions, 3, 7);
+        assert!(plays.len() > positions.len(), "{}", plays.len());
+        assert!(plays.len() <= 3 * positions.len());
+        // Each is a board some roll of some sampled position reaches, seen
+        // from the side to roll next.
+        let mut list = MoveList::new();
+        let mut reachable = std::collections::HashSet::new();
+        for p in &positions {
+            for d in Dice::all_21() {
+                generate(p, d, &mut list);
+                reachable.extend(list.as_slice().iter().map(|c| c.position.swapped()));
+            }
+        }
+        assert!(plays.iter().all(|p| reachable.contains(p)));
+        assert_eq!(plays, competing_plays(&ev, &positions, 3, 7));
+    }
+
+    #[test]
+    fn game_labels_cover_every_turn_and_fit_by_adam() {
+        let mut ev = crate::train::fresh(3, 32, 32, sheshbesh_engine::inputs::Layout::DEFAULT);
+        let examples = label_games(&ev, 6, 8);
+        assert!(examples.len() > 6 * 20, "{}", examples.len());
+        assert_eq!(examples[0].position, Position::start());
+        assert!(examples.iter().all(|e| e.phase == Phase::of(&e.position)));
+        assert_eq!(label_games(&ev, 6, 8).len(), examples.len());
+        // Adam on batches brings the fitted error down pass by pass.
+        let passes = fit(&mut ev, &examples, 8, (0.003, 0.003), 16, 9);
+        assert!(passes[7].fitted < 0.8 * passes[0].fitted, "{passes:?}");
     }
 }

@@ -5,6 +5,7 @@
 //! checkpoints and periodic strength checks ([`train`]). Nothing here
 //! learns from another engine: every target comes from our own play.
 
+pub mod adam;
 pub mod checkpoint;
 pub mod distill;
 pub mod schedule;

@@ -219,6 +219,11 @@ pub fn train(cfg: &TrainConfig) -> Result<(NetEvaluator, Provenance)> {
     Ok((ev, prov))
 }
 
+/// Figures to four places, for the log.
+fn round4(xs: impl Iterator<Item = f64>) -> Vec<f64> {
+    xs.map(|x| (x * 1e4).round() / 1e4).collect()
+}
+
 /// Expert iteration from the checkpoint: `rounds` more rounds of
 /// [`distill::round`], each followed by a strength check and a checkpoint.
 pub fn distill_run(
@@ -254,8 +259,8 @@ pub fn distill_run(
         prov.seconds = seconds_before + start.elapsed().as_secs_f64();
         let (c, p) = checks(&ev, &previous, cfg.check_pairs, prov.games);
         eprintln!(
-            "{{\"round\":{},\"seconds\":{:.0},\"fit_rmse\":{:?},\"pubeval\":[{:.4},{:.4}],\"previous\":[{:.4},{:.4}]}}",
-            prov.distill_rounds, prov.seconds, rmse.iter().map(|x| (x * 1e4).round() / 1e4).collect::<Vec<_>>(), c.ppg, c.se, p.ppg, p.se
+            "{{\"round\":{},\"seconds\":{:.0},\"fit_rmse\":{:?},\"held_out_rmse\":{:?},\"pubeval\":[{:.4},{:.4}],\"previous\":[{:.4},{:.4}]}}",
+            prov.distill_rounds, prov.seconds, round4(rmse.iter().map(|p| p.fitted)), round4(rmse.iter().map(|p| p.held_out)), c.ppg, c.se, p.ppg, p.se
         );
         prov.checks.push(c);
         prov.checks.push(p);
