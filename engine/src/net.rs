@@ -280,14 +280,13 @@ impl Net {
         // The error at every hidden unit, both layers, as seen from the
         // outputs (then, for the first layer, also through the second).
         let mut d = [0.0f32; MAX_HIDDEN + MAX_HIDDEN2];
-        let w2 = self.w2.as_slice_mut().expect("standard layout");
+        let [w1, b1, w_mid, b_mid, w2, b2] = self.parameters_mut();
         for (k, row) in w2.chunks_exact_mut(units).enumerate() {
             for (dj, w) in d.iter_mut().zip(row.iter()) {
                 *dj += d_out[k] * *w;
             }
             sink.take_row(Tensor::W2, k * units, row, d_out[k], h);
         }
-        let b2 = self.b2.as_slice_mut().expect("standard layout");
         sink.take_row(Tensor::B2, 0, b2, 1.0, &d_out);
         if hidden2 > 0 {
             let (d1, d_mid) = d.split_at_mut(hidden);
@@ -295,26 +294,22 @@ impl Net {
             for (dj, &hj) in d_mid.iter_mut().zip(h_mid) {
                 *dj *= hj * (1.0 - hj);
             }
-            let w_mid = self.w_mid.as_slice_mut().expect("standard layout");
             for (j, row) in w_mid.chunks_exact_mut(hidden).enumerate() {
                 for (di, w) in d1.iter_mut().zip(row.iter()) {
                     *di += d_mid[j] * *w;
                 }
                 sink.take_row(Tensor::WMid, j * hidden, row, d_mid[j], h1);
             }
-            let b_mid = self.b_mid.as_slice_mut().expect("standard layout");
             sink.take_row(Tensor::BMid, 0, b_mid, 1.0, &d_mid[..hidden2]);
         }
         for (dj, &hj) in d.iter_mut().zip(&h[..hidden]) {
             *dj *= hj * (1.0 - hj);
         }
         let d = &d[..hidden];
-        let w1 = self.w1.as_slice_mut().expect("standard layout");
         for (&i, &v) in x.indices().iter().zip(x.values()) {
             let first = usize::from(i) * hidden;
             sink.take_row(Tensor::W1, first, &mut w1[first..first + hidden], v, d);
         }
-        let b1 = self.b1.as_slice_mut().expect("standard layout");
         sink.take_row(Tensor::B1, 0, b1, 1.0, d);
         Probs(act.out)
     }

@@ -152,16 +152,10 @@ fn config() -> impl bincode::config::Config {
     bincode::config::standard()
 }
 
-/// A net's tensors in file order: `w1`, `b1`, `w_mid`, `b_mid`, `w2`, `b2`.
+/// A net's tensors in file order ([`Net::parameters`]'s): `w1`, `b1`,
+/// `w_mid`, `b_mid`, `w2`, `b2`.
 fn tensors(n: &Net) -> [Vec<f32>; 6] {
-    [
-        n.w1.iter().copied().collect(),
-        n.b1.to_vec(),
-        n.w_mid.iter().copied().collect(),
-        n.b_mid.to_vec(),
-        n.w2.iter().copied().collect(),
-        n.b2.to_vec(),
-    ]
+    n.parameters().map(<[f32]>::to_vec)
 }
 
 /// Serializes nets to the file format.

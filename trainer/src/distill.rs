@@ -13,6 +13,7 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
 use crate::adam::Adam;
+use crate::selfplay::roll;
 use anyhow::{Context, Result};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -24,7 +25,7 @@ use sheshbesh_engine::movegen::{generate, MoveList};
 use sheshbesh_engine::net::Gradient;
 use sheshbesh_engine::rollout::{self, rollout, RolloutSettings};
 use sheshbesh_engine::search::{shortlist, MoveFilter, Ply};
-use sheshbesh_engine::{position_id, Dice, Position, Probs};
+use sheshbesh_engine::{position_id, Position, Probs};
 
 /// One labelled position.
 #[derive(Clone, Debug)]
@@ -100,7 +101,7 @@ pub fn sample(ev: &NetEvaluator, n: usize, explore: f64, seed: u64) -> Vec<Posit
                 let mut out = Vec::with_capacity(per_game);
                 let mut pos = Position::start();
                 loop {
-                    let dice = Dice::new(rng.gen_range(1..=6), rng.gen_range(1..=6)).expect("1..6");
+                    let dice = roll(&mut rng);
                     if ev.exact(&pos).is_none() && !(out.is_empty() && pos == Position::start()) {
                         out.push(pos);
                     }
@@ -154,7 +155,7 @@ pub fn competing_plays(
                 let mut rng = Xoshiro256PlusPlus::seed_from_u64(
                     seed ^ 0xC0FE ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
                 );
-                let dice = Dice::new(rng.gen_range(1..=6), rng.gen_range(1..=6)).expect("1..6");
+                let dice = roll(&mut rng);
                 generate(p, dice, list);
                 candidate_values(ev, list.as_slice(), values);
                 shortlist(values, filter)
@@ -254,6 +255,26 @@ pub struct FitPass {
 /// Share of the labelled positions a fit holds out to measure itself by.
 pub const HELD_OUT: f64 = 0.05;
 
+/// One net's part of a batched fit: its [`Adam`] state and the gradient
+/// of the `count` positions of the current batch that it evaluates.
+struct PhaseFit {
+    phase: Phase,
+    adam: Adam,
+    grad: Gradient,
+    count: usize,
+}
+
+impl PhaseFit {
+    fn new(phase: Phase, net: &sheshbesh_engine::net::Net) -> PhaseFit {
+        PhaseFit {
+            phase,
+            adam: Adam::new(net),
+            grad: Gradient::zeros(net),
+            count: 0,
+        }
+    }
+}
+
 /// Fits the nets to labelled examples: `epochs` passes at a learning rate
 /// falling geometrically from `alpha` to `alpha_end`, by plain descent one
 /// position at a time (`batch` 0) or by [`Adam`] on batches of `batch`
@@ -273,7 +294,8 @@ pub fn fit(
     let (held, mut order) = (order[..held].to_vec(), order[held..].to_vec());
     let mut act = ev.contact.activations();
     let mut x = SparseInputs::default();
-    let mut adam: Vec<(Phase, Adam, Gradient)> = Vec::new();
+    // Adam's state and the batch's gradient, per net, made on first use.
+    let mut nets: Vec<PhaseFit> = Vec::new();
     let mut passes = Vec::with_capacity(epochs);
     for epoch in 0..epochs {
         let t = if epochs > 1 {
@@ -284,40 +306,30 @@ pub fn fit(
         let alpha = alpha * (alpha_end / alpha).powf(t);
         order.shuffle(&mut rng);
         let mut sq = 0.0;
-        if batch == 0 {
-            for &i in &order {
+        for chunk in order.chunks(batch.max(1)) {
+            for &i in chunk {
                 let e = &examples[i];
                 ev.encode_into(&e.position, &mut x);
-                let before = ev.net_mut(e.phase).train(&x, &e.target, alpha, &mut act);
-                sq += f64::from((before.win() - e.target.win()).powi(2));
-            }
-        } else {
-            for chunk in order.chunks(batch) {
-                for (_, _, g) in &mut adam {
-                    g.clear();
-                }
-                let mut counts = [0usize; 4];
-                for &i in chunk {
-                    let e = &examples[i];
-                    let k = match adam.iter().position(|a| a.0 == e.phase) {
+                let net = ev.net_mut(e.phase);
+                let before = if batch == 0 {
+                    net.train(&x, &e.target, alpha, &mut act)
+                } else {
+                    let k = match nets.iter().position(|n| n.phase == e.phase) {
                         Some(k) => k,
                         None => {
-                            let net = ev.net(e.phase);
-                            adam.push((e.phase, Adam::new(net), Gradient::zeros(net)));
-                            adam.len() - 1
+                            nets.push(PhaseFit::new(e.phase, net));
+                            nets.len() - 1
                         }
                     };
-                    ev.encode_into(&e.position, &mut x);
-                    let grad = &mut adam[k].2;
-                    let before = ev.net_mut(e.phase).backward(&x, &e.target, &mut act, grad);
-                    sq += f64::from((before.win() - e.target.win()).powi(2));
-                    counts[k] += 1;
-                }
-                for (k, (phase, opt, grad)) in adam.iter_mut().enumerate() {
-                    if counts[k] > 0 {
-                        opt.step(ev.net_mut(*phase), grad, counts[k], alpha);
-                    }
-                }
+                    nets[k].count += 1;
+                    net.backward(&x, &e.target, &mut act, &mut nets[k].grad)
+                };
+                sq += f64::from((before.win() - e.target.win()).powi(2));
+            }
+            for n in nets.iter_mut().filter(|n| n.count > 0) {
+                n.adam.step(ev.net_mut(n.phase), &n.grad, n.count, alpha);
+                n.grad.clear();
+                n.count = 0;
             }
         }
         let mut held_sq = 0.0;
@@ -530,6 +542,7 @@ fn parse_example(line: &str) -> Result<Example> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sheshbesh_engine::Dice;
 
     #[test]
     fn labels_round_trip_through_their_file_and_bad_lines_are_named() {

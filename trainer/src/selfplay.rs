@@ -40,7 +40,8 @@ fn encoded(ev: &NetEvaluator, pos: &Position) -> SparseInputs {
     x
 }
 
-fn roll(rng: &mut Xoshiro256PlusPlus) -> Dice {
+/// A roll of two fair dice.
+pub(crate) fn roll(rng: &mut Xoshiro256PlusPlus) -> Dice {
     Dice::new(rng.gen_range(1..=6), rng.gen_range(1..=6)).expect("1..6")
 }
 
