@@ -117,6 +117,20 @@ pub struct TrainArgs {
     /// of the rolls from there on) instead of sampling positions (0).
     #[arg(long, default_value_t = 0)]
     pub label_games: u32,
+    /// Expert iteration labels whole decisions instead: a roll of each
+    /// sampled position and its best N plays at 0-ply, each valued by the
+    /// --label-ply search, fitted (by Adam, on --fit-batch decisions) to
+    /// lower the search's regret of the play the 0-ply nets choose (0: off).
+    #[arg(long, default_value_t = 0)]
+    pub label_decisions: usize,
+    /// Softmax temperature of the decision fit, in equity: plays closer
+    /// than this are nearly a toss-up to the fit.
+    #[arg(long, default_value_t = 0.02)]
+    pub decision_temperature: f32,
+    /// Weight of the decision fit's pull back to the nets' own 0-ply
+    /// outputs (keeps their values where the choices were right).
+    #[arg(long, default_value_t = 1.0)]
+    pub decision_anchor: f32,
     /// Instead of training, write the mean of these weights files (late
     /// checkpoints of one run) to --checkpoint.
     #[arg(long, num_args = 1..)]
@@ -240,6 +254,9 @@ pub fn run(a: TrainArgs) -> Result<()> {
             candidates: a.label_candidates,
             batch: a.fit_batch,
             games: a.label_games,
+            decisions: a.label_decisions,
+            temperature: a.decision_temperature,
+            anchor: a.decision_anchor,
         };
         distill_run(&cfg, &d, a.distill_rounds)?
     } else {

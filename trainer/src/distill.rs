@@ -13,6 +13,7 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
 use crate::adam::Adam;
+use crate::decisions;
 use crate::selfplay::roll;
 use anyhow::{Context, Result};
 use rand::seq::SliceRandom;
@@ -83,6 +84,15 @@ pub struct DistillConfig {
     /// instead ([`rollout::labelled_trial`]): unbiased labels, noisy one by
     /// one, at a label per turn for the price of one rollout trial (0: off).
     pub games: u32,
+    /// Label whole decisions instead ([`crate::decisions`]): for each
+    /// sampled position a roll and its best `decisions` plays at 0-ply
+    /// (within [`MoveFilter::ROOT`]'s margin) valued by the `ply`-ply
+    /// search, fitted by the search's regret of the nets' choice (0: off).
+    pub decisions: usize,
+    /// Softmax temperature of the decision fit, in equity.
+    pub temperature: f32,
+    /// Weight of the decision fit's anchor to the nets' own outputs.
+    pub anchor: f32,
 }
 
 /// Positions from self-play games of `ev`, every position where a side is
@@ -243,7 +253,8 @@ pub fn label_by_rollouts(
 
 /// How far a fit got after one pass: the root-mean-square error of the
 /// win probability on the positions fitted (measured before each step) and
-/// on those held out.
+/// on those held out; for a decision fit, the search's mean regret of the
+/// nets' choices.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FitPass {
     /// On the positions fitted.
@@ -362,6 +373,9 @@ pub fn round(
     seed: u64,
     cache: Option<&Path>,
 ) -> Result<Vec<FitPass>> {
+    if cfg.decisions > 0 {
+        return decision_round(ev, teacher, cfg, seed, cache);
+    }
     let examples = match cache {
         Some(path) if path.exists() => load_examples(path)?,
         _ if cfg.games > 0 => {
@@ -400,6 +414,49 @@ pub fn round(
         cfg.batch,
         seed ^ 0xD15,
     ))
+}
+
+/// A round of decision labels ([`crate::decisions`]), cached as
+/// `round-N.decisions` beside the value labels' file. Its passes are the
+/// regrets before the fit and after each pass.
+fn decision_round(
+    ev: &mut NetEvaluator,
+    teacher: Option<&NetEvaluator>,
+    cfg: &DistillConfig,
+    seed: u64,
+    cache: Option<&Path>,
+) -> Result<Vec<FitPass>> {
+    let cache = cache.map(|p| p.with_extension("decisions"));
+    let decisions = match &cache {
+        Some(path) if path.exists() => decisions::load(path)?,
+        _ => {
+            let teacher = teacher.unwrap_or(ev);
+            let positions = sample(teacher, cfg.positions, cfg.explore, seed);
+            let filter = MoveFilter {
+                keep: cfg.decisions,
+                margin: MoveFilter::ROOT.margin,
+            };
+            let decisions = decisions::label(teacher, &positions, filter, cfg.ply, seed);
+            if let Some(path) = &cache {
+                decisions::save(path, &decisions)?;
+            }
+            decisions
+        }
+    };
+    let fit = decisions::DecisionFit {
+        epochs: cfg.epochs,
+        alpha: (cfg.alpha, cfg.alpha_end),
+        batch: cfg.batch.max(1),
+        temperature: cfg.temperature,
+        anchor: cfg.anchor,
+    };
+    Ok(decisions::fit(ev, &decisions, &fit, seed ^ 0xD15)
+        .into_iter()
+        .map(|p| FitPass {
+            fitted: p.fitted,
+            held_out: p.held_out,
+        })
+        .collect())
 }
 
 /// Positions labelled per piece by [`label_resumably`].

@@ -7,6 +7,7 @@
 
 pub mod adam;
 pub mod checkpoint;
+pub mod decisions;
 pub mod distill;
 pub mod schedule;
 pub mod selfplay;

@@ -219,9 +219,9 @@ pub fn train(cfg: &TrainConfig) -> Result<(NetEvaluator, Provenance)> {
     Ok((ev, prov))
 }
 
-/// Figures to four places, for the log.
-fn round4(xs: impl Iterator<Item = f64>) -> Vec<f64> {
-    xs.map(|x| (x * 1e4).round() / 1e4).collect()
+/// Figures to five places, for the log (regrets are a few thousandths).
+fn round5(xs: impl Iterator<Item = f64>) -> Vec<f64> {
+    xs.map(|x| (x * 1e5).round() / 1e5).collect()
 }
 
 /// Expert iteration from the checkpoint: `rounds` more rounds of
@@ -258,9 +258,11 @@ pub fn distill_run(
         prov.distill_rounds += 1;
         prov.seconds = seconds_before + start.elapsed().as_secs_f64();
         let (c, p) = checks(&ev, &previous, cfg.check_pairs, prov.games);
+        // Value labels are fitted by their error, decisions by their regret.
+        let measure = if d.decisions > 0 { "regret" } else { "rmse" };
         eprintln!(
-            "{{\"round\":{},\"seconds\":{:.0},\"fit_rmse\":{:?},\"held_out_rmse\":{:?},\"pubeval\":[{:.4},{:.4}],\"previous\":[{:.4},{:.4}]}}",
-            prov.distill_rounds, prov.seconds, round4(rmse.iter().map(|p| p.fitted)), round4(rmse.iter().map(|p| p.held_out)), c.ppg, c.se, p.ppg, p.se
+            "{{\"round\":{},\"seconds\":{:.0},\"fit_{measure}\":{:?},\"held_out_{measure}\":{:?},\"pubeval\":[{:.4},{:.4}],\"previous\":[{:.4},{:.4}]}}",
+            prov.distill_rounds, prov.seconds, round5(rmse.iter().map(|p| p.fitted)), round5(rmse.iter().map(|p| p.held_out)), c.ppg, c.se, p.ppg, p.se
         );
         prov.checks.push(c);
         prov.checks.push(p);

@@ -1,0 +1,456 @@
+//! Decision labels: teach the 0-ply net to choose as its own search does.
+//!
+//! Fitting a search's values position by position spends the net's
+//! capacity on the level of its estimates, which play does not depend on:
+//! a 0-ply player only compares the plays of one roll. Here a label is a
+//! whole decision (a position, a roll, its best plays at 0-ply with the
+//! search's equity for each), and the loss is the search's regret of the
+//! play the net would choose, softened into a softmax over the net's
+//! equities so that it has a gradient. The net's own 0-ply outputs anchor
+//! its values, so it changes where its choices are wrong and little else.
+
+use std::fs;
+use std::path::Path;
+
+use crate::adam::Adam;
+use crate::selfplay::roll;
+use anyhow::{Context, Result};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rayon::prelude::*;
+use sheshbesh_engine::evaluator::{candidate_values, final_result, Evaluator, NetEvaluator, Phase};
+use sheshbesh_engine::inputs::SparseInputs;
+use sheshbesh_engine::movegen::{generate, MoveList};
+use sheshbesh_engine::net::Gradient;
+use sheshbesh_engine::search::{shortlist, MoveFilter, Ply};
+use sheshbesh_engine::{position_id, Position, Probs};
+
+/// One play of a decision.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Choice {
+    /// The board after the play, from the side to roll next.
+    pub next: Position,
+    /// Its value for the mover when no net decides it (the game is over or
+    /// a database knows it); such a play takes part in the choice but
+    /// teaches nothing.
+    pub fixed: Option<f32>,
+    /// The search's equity of the play for the mover.
+    pub search: f32,
+    /// The labelling net's 0-ply probabilities of `next` (side to roll
+    /// next), the anchor that keeps the net's values where they were.
+    pub anchor: Probs,
+}
+
+/// The best plays of one roll, as the search values them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decision {
+    /// At least two plays.
+    pub choices: Vec<Choice>,
+}
+
+impl Decision {
+    /// The search's regret of play `i`: how much less it is worth than the
+    /// search's best.
+    fn regret(&self, i: usize) -> f32 {
+        let best = self
+            .choices
+            .iter()
+            .map(|c| c.search)
+            .fold(f32::NEG_INFINITY, f32::max);
+        best - self.choices[i].search
+    }
+}
+
+/// The decisions of one roll of each position: a roll drawn from `seed`
+/// and the position's index, the best plays at 0-ply within `filter`, each
+/// valued by a `ply`-ply search. Rolls with a single play within the filter
+/// teach nothing and are left out.
+pub fn label(
+    ev: &NetEvaluator,
+    positions: &[Position],
+    filter: MoveFilter,
+    ply: u32,
+    seed: u64,
+) -> Vec<Decision> {
+    let search = Ply::new(ev, ply);
+    positions
+        .par_iter()
+        .enumerate()
+        .map_init(
+            || (MoveList::new(), Vec::new()),
+            |(list, values), (i, p)| {
+                let mut rng = Xoshiro256PlusPlus::seed_from_u64(
+                    seed ^ 0xDEC1 ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                );
+                generate(p, roll(&mut rng), list);
+                candidate_values(ev, list.as_slice(), values);
+                let keep = shortlist(values, filter);
+                if keep.len() < 2 {
+                    return None;
+                }
+                let choices = keep
+                    .into_iter()
+                    .map(|k| {
+                        let after = list.as_slice()[k].position;
+                        let next = after.swapped();
+                        let known = final_result(&after)
+                            .map(|p| p.equity())
+                            .or_else(|| ev.exact(&next).map(|p| -p.equity()));
+                        match known {
+                            Some(v) => Choice {
+                                next,
+                                fixed: Some(v),
+                                search: v,
+                                anchor: Probs::default(),
+                            },
+                            None => Choice {
+                                next,
+                                fixed: None,
+                                search: -search.eval(&next).equity(),
+                                anchor: ev.eval(&next),
+                            },
+                        }
+                    })
+                    .collect();
+                Some(Decision { choices })
+            },
+        )
+        .flatten()
+        .collect()
+}
+
+/// How the nets chose after one pass of [`fit`]: the mean search regret of
+/// the play the 0-ply nets pick, on the decisions fitted and on those held
+/// out, and the mean softened loss on the fitted ones.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DecisionPass {
+    /// On the decisions fitted (measured before each step).
+    pub fitted: f64,
+    /// On the held-out share.
+    pub held_out: f64,
+}
+
+/// Settings of a decision fit.
+#[derive(Clone, Copy, Debug)]
+pub struct DecisionFit {
+    /// Passes over the decisions.
+    pub epochs: usize,
+    /// Adam's learning rate on the first pass and on the last (geometric
+    /// in between).
+    pub alpha: (f32, f32),
+    /// Decisions per Adam step.
+    pub batch: usize,
+    /// Softmax temperature in equity: differences well below it barely
+    /// change the choice, well above it decide it.
+    pub temperature: f32,
+    /// Weight of the anchor (cross-entropy to the labelling net's own
+    /// outputs) against the regret.
+    pub anchor: f32,
+}
+
+/// The derivative of the mover's equity with respect to the next side's
+/// five probabilities (the mover's equity is minus the next side's).
+const D_EQUITY: [f32; 5] = [-2.0, -1.0, -1.0, 1.0, 1.0];
+
+/// Fits the nets so that their 0-ply choices follow the search's values.
+/// A [`crate::distill::HELD_OUT`] share is never fitted; returns the
+/// regrets after each pass (and before the first, as pass 0).
+pub fn fit(
+    ev: &mut NetEvaluator,
+    decisions: &[Decision],
+    cfg: &DecisionFit,
+    seed: u64,
+) -> Vec<DecisionPass> {
+    let mut order: Vec<usize> = (0..decisions.len()).collect();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    order.shuffle(&mut rng);
+    let held = (decisions.len() as f64 * crate::distill::HELD_OUT) as usize;
+    let (held, mut order) = (order[..held].to_vec(), order[held..].to_vec());
+    let mut act = ev.contact.activations();
+    let mut nets: Vec<(Phase, Adam, Gradient)> = Vec::new();
+    let mut xs: Vec<SparseInputs> = Vec::new();
+    let mut outs: Vec<Probs> = Vec::new();
+    let mut eq: Vec<f32> = Vec::new();
+    let regret_of = |ev: &NetEvaluator, set: &[usize], act: &mut _, xs: &mut Vec<SparseInputs>| {
+        let mut sum = 0.0;
+        for &i in set {
+            let d = &decisions[i];
+            let mut values = Vec::with_capacity(d.choices.len());
+            for c in &d.choices {
+                values.push(match c.fixed {
+                    Some(v) => v,
+                    None => {
+                        xs.resize_with(1, SparseInputs::default);
+                        ev.encode_into(&c.next, &mut xs[0]);
+                        -ev.net(Phase::of(&c.next)).eval(&xs[0], act).equity()
+                    }
+                });
+            }
+            let pick = (0..values.len())
+                .max_by(|&a, &b| values[a].total_cmp(&values[b]))
+                .unwrap_or(0);
+            sum += f64::from(d.regret(pick));
+        }
+        sum / set.len().max(1) as f64
+    };
+    let mut passes = vec![DecisionPass {
+        fitted: regret_of(ev, &order, &mut act, &mut xs),
+        held_out: regret_of(ev, &held, &mut act, &mut xs),
+    }];
+    let tau = cfg.temperature;
+    for epoch in 0..cfg.epochs {
+        let t = if cfg.epochs > 1 {
+            epoch as f32 / (cfg.epochs - 1) as f32
+        } else {
+            0.0
+        };
+        let alpha = cfg.alpha.0 * (cfg.alpha.1 / cfg.alpha.0).powf(t);
+        order.shuffle(&mut rng);
+        let mut regret = 0.0;
+        for chunk in order.chunks(cfg.batch.max(1)) {
+            let mut counts = [0usize; 3];
+            for &i in chunk {
+                let d = &decisions[i];
+                let n = d.choices.len();
+                xs.resize_with(n, SparseInputs::default);
+                outs.clear();
+                eq.clear();
+                for (c, x) in d.choices.iter().zip(xs.iter_mut()) {
+                    match c.fixed {
+                        Some(v) => {
+                            outs.push(Probs::default());
+                            eq.push(v);
+                        }
+                        None => {
+                            ev.encode_into(&c.next, x);
+                            let y = ev.net(Phase::of(&c.next)).eval(x, &mut act);
+                            outs.push(y);
+                            eq.push(-y.equity());
+                        }
+                    }
+                }
+                let pick = (0..n).max_by(|&a, &b| eq[a].total_cmp(&eq[b])).unwrap_or(0);
+                regret += f64::from(d.regret(pick));
+                // Softmax policy over the net's equities, its expected regret
+                // and that regret's derivative along each play's equity.
+                let top = eq.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+                let w: Vec<f32> = eq.iter().map(|&e| ((e - top) / tau).exp()).collect();
+                let z: f32 = w.iter().sum();
+                let expected: f32 = (0..n).map(|k| w[k] / z * d.regret(k)).sum();
+                for (k, c) in d.choices.iter().enumerate() {
+                    if c.fixed.is_some() {
+                        continue;
+                    }
+                    // Crashed positions share the contact net unless there is
+                    // a crashed net: one Adam state per net, not per phase.
+                    let phase = match Phase::of(&c.next) {
+                        Phase::Crashed if ev.crashed.is_none() => Phase::Contact,
+                        p => p,
+                    };
+                    let de = w[k] / z * (d.regret(k) - expected) / tau;
+                    let y = outs[k].0;
+                    // The backward pass takes the error at the output logits
+                    // as output minus target: build the target that gives
+                    // the loss's own error there.
+                    let target = Probs(std::array::from_fn(|j| {
+                        let logit_error = de * D_EQUITY[j] * y[j] * (1.0 - y[j])
+                            + cfg.anchor * (y[j] - c.anchor.0[j]);
+                        y[j] - logit_error
+                    }));
+                    let net = ev.net_mut(phase);
+                    let slot = match nets.iter().position(|(p, _, _)| *p == phase) {
+                        Some(s) => s,
+                        None => {
+                            nets.push((phase, Adam::new(net), Gradient::zeros(net)));
+                            nets.len() - 1
+                        }
+                    };
+                    counts[slot] += 1;
+                    net.backward(&xs[k], &target, &mut act, &mut nets[slot].2);
+                }
+            }
+            for (slot, (phase, adam, grad)) in nets.iter_mut().enumerate() {
+                if counts[slot] > 0 {
+                    adam.step(ev.net_mut(*phase), grad, counts[slot], alpha);
+                    grad.clear();
+                }
+            }
+        }
+        passes.push(DecisionPass {
+            fitted: regret / order.len().max(1) as f64,
+            held_out: regret_of(ev, &held, &mut act, &mut xs),
+        });
+    }
+    passes
+}
+
+/// Decisions as lines: per play, its board's Position ID, `-` or the fixed
+/// value, the search's equity and the anchor's five probabilities, the
+/// plays separated by `;`.
+fn text(decisions: &[Decision]) -> String {
+    let mut out = String::with_capacity(decisions.len() * 400);
+    for d in decisions {
+        let plays: Vec<String> = d
+            .choices
+            .iter()
+            .map(|c| {
+                let a = c.anchor.0;
+                let fixed = c.fixed.map_or("-".to_string(), |v| v.to_string());
+                format!(
+                    "{} {fixed} {} {} {} {} {} {}",
+                    position_id::encode(&c.next),
+                    c.search,
+                    a[0],
+                    a[1],
+                    a[2],
+                    a[3],
+                    a[4]
+                )
+            })
+            .collect();
+        out.push_str(&plays.join(";"));
+        out.push('\n');
+    }
+    out
+}
+
+/// Writes decisions atomically.
+pub fn save(path: &Path, decisions: &[Decision]) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    crate::checkpoint::write_atomic(path, text(decisions).as_bytes())
+}
+
+/// Reads decisions written by [`save`]; a malformed line is an error
+/// naming the file and the line.
+pub fn load(path: &Path) -> Result<Vec<Decision>> {
+    let text = fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    text.lines()
+        .enumerate()
+        .map(|(i, line)| parse(line).with_context(|| format!("{} line {}", path.display(), i + 1)))
+        .collect()
+}
+
+fn parse(line: &str) -> Result<Decision> {
+    let choices = line
+        .split(';')
+        .enumerate()
+        .map(|(k, play)| parse_choice(play).with_context(|| format!("play {}", k + 1)))
+        .collect::<Result<Vec<_>>>()?;
+    anyhow::ensure!(choices.len() >= 2, "a decision needs at least two plays");
+    Ok(Decision { choices })
+}
+
+fn parse_choice(play: &str) -> Result<Choice> {
+    let fields: Vec<&str> = play.split_whitespace().collect();
+    anyhow::ensure!(fields.len() == 8, "{} fields, not 8", fields.len());
+    let next = position_id::decode(fields[0])?;
+    // A search's averages may stray past -3..3 by rounding; more is a
+    // corrupt file.
+    let number = |s: &str, what: &str| -> Result<f32> {
+        s.parse::<f32>()
+            .ok()
+            .filter(|x| x.is_finite() && x.abs() <= 3.001)
+            .map(|x| x.clamp(-3.0, 3.0))
+            .with_context(|| format!("{what} is {s:?}, not a number in -3..3"))
+    };
+    let fixed = match fields[1] {
+        "-" => None,
+        v => Some(number(v, "the fixed value")?),
+    };
+    let search = number(fields[2], "the search's equity")?;
+    let mut anchor = [0.0f32; 5];
+    for (k, slot) in anchor.iter_mut().enumerate() {
+        *slot = number(fields[3 + k], "an anchor probability")?;
+        anyhow::ensure!(
+            (0.0..=1.0).contains(slot),
+            "anchor probability {} is {}, not in 0..1",
+            k + 1,
+            slot
+        );
+    }
+    Ok(Choice {
+        next,
+        fixed,
+        search,
+        anchor: Probs(anchor),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::distill::sample;
+    use sheshbesh_engine::inputs::Layout;
+
+    fn decisions(ev: &NetEvaluator) -> Vec<Decision> {
+        let positions = sample(ev, 60, 0.0, 6);
+        label(ev, &positions, MoveFilter::ROOT, 1, 7)
+    }
+
+    #[test]
+    fn decisions_are_the_best_plays_of_a_roll_valued_by_the_search() {
+        let ev = crate::train::fresh(3, 32, 32, Layout::DEFAULT);
+        let all = decisions(&ev);
+        assert!(all.len() > 20, "{}", all.len());
+        assert_eq!(all, decisions(&ev));
+        let search = Ply::new(&ev, 1);
+        for d in &all {
+            assert!((2..=MoveFilter::ROOT.keep).contains(&d.choices.len()));
+            for c in &d.choices {
+                match c.fixed {
+                    Some(v) => assert_eq!(c.search, v),
+                    None => {
+                        assert_eq!(c.search, -search.eval(&c.next).equity());
+                        assert_eq!(c.anchor, ev.eval(&c.next));
+                    }
+                }
+            }
+            // Someone's choice is the search's best: no regret below zero.
+            assert!((0..d.choices.len()).all(|k| d.regret(k) >= 0.0));
+            assert!((0..d.choices.len()).any(|k| d.regret(k) == 0.0));
+        }
+    }
+
+    #[test]
+    fn decisions_round_trip_through_their_file_and_bad_lines_are_named() {
+        let ev = crate::train::fresh(3, 32, 32, Layout::DEFAULT);
+        let all = decisions(&ev);
+        let dir = std::env::temp_dir().join(format!("shb-decisions-{}", std::process::id()));
+        let path = dir.join("round-1.decisions");
+        save(&path, &all).unwrap();
+        assert_eq!(load(&path).unwrap(), all);
+        let good = text(&all[..1]);
+        let bad = good.replacen(" - ", " x ", 1);
+        fs::write(&path, format!("{good}{bad}")).unwrap();
+        let err = format!("{:#}", load(&path).unwrap_err());
+        assert!(
+            err.contains("line 2") && err.contains("fixed value"),
+            "{err}"
+        );
+        let single = good.split(';').next().unwrap().to_string();
+        fs::write(&path, format!("{single}\n")).unwrap();
+        let err = format!("{:#}", load(&path).unwrap_err());
+        assert!(err.contains("line 1") && err.contains("two plays"), "{err}");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_fit_lowers_the_regret_of_the_nets_choices() {
+        let mut ev = crate::train::fresh(3, 32, 32, Layout::DEFAULT);
+        let all = decisions(&ev);
+        let cfg = DecisionFit {
+            epochs: 12,
+            alpha: (0.003, 0.003),
+            batch: 4,
+            temperature: 0.02,
+            anchor: 0.1,
+        };
+        let passes = fit(&mut ev, &all, &cfg, 9);
+        assert_eq!(passes.len(), 13);
+        assert!(passes[0].fitted > 0.0, "{passes:?}");
+        assert!(passes[12].fitted < 0.5 * passes[0].fitted, "{passes:?}");
+    }
+}
