@@ -9,21 +9,20 @@
 //! equities so that it has a gradient. The net's own 0-ply outputs anchor
 //! its values, so it changes where its choices are wrong and little else.
 
-use std::fs;
 use std::path::Path;
 
 use crate::adam::Adam;
-use crate::selfplay::roll;
+use crate::distill::best_plays_of_a_roll;
 use anyhow::{Context, Result};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
-use sheshbesh_engine::evaluator::{candidate_values, final_result, Evaluator, NetEvaluator, Phase};
+use sheshbesh_engine::evaluator::{final_result, Evaluator, NetEvaluator, Phase};
 use sheshbesh_engine::inputs::SparseInputs;
-use sheshbesh_engine::movegen::{generate, MoveList};
+use sheshbesh_engine::movegen::MoveList;
 use sheshbesh_engine::net::Gradient;
-use sheshbesh_engine::search::{shortlist, MoveFilter, Ply};
+use sheshbesh_engine::search::{MoveFilter, Ply};
 use sheshbesh_engine::{position_id, Position, Probs};
 
 /// One play of a decision.
@@ -80,12 +79,7 @@ pub fn label(
         .map_init(
             || (MoveList::new(), Vec::new()),
             |(list, values), (i, p)| {
-                let mut rng = Xoshiro256PlusPlus::seed_from_u64(
-                    seed ^ 0xDEC1 ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-                );
-                generate(p, roll(&mut rng), list);
-                candidate_values(ev, list.as_slice(), values);
-                let keep = shortlist(values, filter);
+                let keep = best_plays_of_a_roll(ev, p, seed ^ 0xDEC1, i, filter, (list, values));
                 if keep.len() < 2 {
                     return None;
                 }
@@ -317,20 +311,13 @@ fn text(decisions: &[Decision]) -> String {
 
 /// Writes decisions atomically.
 pub fn save(path: &Path, decisions: &[Decision]) -> Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
-    crate::checkpoint::write_atomic(path, text(decisions).as_bytes())
+    crate::distill::save_labels(path, &text(decisions))
 }
 
 /// Reads decisions written by [`save`]; a malformed line is an error
 /// naming the file and the line.
 pub fn load(path: &Path) -> Result<Vec<Decision>> {
-    let text = fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    text.lines()
-        .enumerate()
-        .map(|(i, line)| parse(line).with_context(|| format!("{} line {}", path.display(), i + 1)))
-        .collect()
+    crate::distill::load_labels(path, parse)
 }
 
 fn parse(line: &str) -> Result<Decision> {
@@ -384,6 +371,7 @@ mod tests {
     use super::*;
     use crate::distill::sample;
     use sheshbesh_engine::inputs::Layout;
+    use std::fs;
 
     fn decisions(ev: &NetEvaluator) -> Vec<Decision> {
         let positions = sample(ev, 60, 0.0, 6);

@@ -162,13 +162,7 @@ pub fn competing_plays(
         .map_init(
             || (MoveList::new(), Vec::new()),
             |(list, values), (i, p)| {
-                let mut rng = Xoshiro256PlusPlus::seed_from_u64(
-                    seed ^ 0xC0FE ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-                );
-                let dice = roll(&mut rng);
-                generate(p, dice, list);
-                candidate_values(ev, list.as_slice(), values);
-                shortlist(values, filter)
+                best_plays_of_a_roll(ev, p, seed ^ 0xC0FE, i, filter, (list, values))
                     .into_iter()
                     .map(|k| list.as_slice()[k].position)
                     .filter(|after| final_result(after).is_none())
@@ -179,6 +173,25 @@ pub fn competing_plays(
         )
         .flatten()
         .collect()
+}
+
+/// The best plays at 0-ply within `filter` of one roll of `p`, sample
+/// position `i`: the roll is drawn from `seed` and `i`, so it is the same on
+/// any number of threads. `scratch` receives the roll's plays and their
+/// values, which the indices returned point into.
+pub(crate) fn best_plays_of_a_roll(
+    ev: &NetEvaluator,
+    p: &Position,
+    seed: u64,
+    i: usize,
+    filter: MoveFilter,
+    (list, values): (&mut MoveList, &mut Vec<Probs>),
+) -> Vec<usize> {
+    let mut rng =
+        Xoshiro256PlusPlus::seed_from_u64(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    generate(p, roll(&mut rng), list);
+    candidate_values(ev, list.as_slice(), values);
+    shortlist(values, filter)
 }
 
 /// Every turn of `games` luck-adjusted 0-ply self-play games from the
@@ -513,7 +526,7 @@ fn resume_partial(partial: &Path, positions: &[Position]) -> Result<Vec<Example>
         fs::read_to_string(partial).with_context(|| format!("reading {}", partial.display()))?;
     // Only lines ended by a newline were written whole.
     let whole = &text[..text.rfind('\n').map_or(0, |i| i + 1)];
-    let done = parse_examples(whole, partial)?;
+    let done = parse_lines(whole, partial, parse_example)?;
     for (i, e) in done.iter().enumerate() {
         anyhow::ensure!(
             positions.get(i) == Some(&e.position),
@@ -547,26 +560,35 @@ fn examples_text(examples: &[Example]) -> String {
 
 /// Writes labelled examples atomically, one per line ([`examples_text`]).
 pub fn save_examples(path: &Path, examples: &[Example]) -> Result<()> {
+    save_labels(path, &examples_text(examples))
+}
+
+/// Writes a label file atomically, making its directory if need be.
+pub(crate) fn save_labels(path: &Path, text: &str) -> Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    crate::checkpoint::write_atomic(path, examples_text(examples).as_bytes())
+    crate::checkpoint::write_atomic(path, text.as_bytes())
 }
 
 /// Reads examples written by [`save_examples`]; a malformed line is an
 /// error naming the file and the line.
 pub fn load_examples(path: &Path) -> Result<Vec<Example>> {
-    let text = fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    parse_examples(&text, path)
+    load_labels(path, parse_example)
 }
 
-/// The examples in `text`, one per line; an error names `path` and the line.
-fn parse_examples(text: &str, path: &Path) -> Result<Vec<Example>> {
+/// Reads a label file, one item per line; an error names the file and the
+/// line.
+pub(crate) fn load_labels<T>(path: &Path, parse: impl Fn(&str) -> Result<T>) -> Result<Vec<T>> {
+    let text = fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    parse_lines(&text, path, parse)
+}
+
+/// The items in `text`, one per line; an error names `path` and the line.
+fn parse_lines<T>(text: &str, path: &Path, parse: impl Fn(&str) -> Result<T>) -> Result<Vec<T>> {
     text.lines()
         .enumerate()
-        .map(|(i, line)| {
-            parse_example(line).with_context(|| format!("{} line {}", path.display(), i + 1))
-        })
+        .map(|(i, line)| parse(line).with_context(|| format!("{} line {}", path.display(), i + 1)))
         .collect()
 }
 
