@@ -7,7 +7,10 @@
 //! rarely-used weights (an input seen in few positions) and small ones along
 //! the busy ones.
 
+use sheshbesh_engine::evaluator::{NetEvaluator, Phase};
+use sheshbesh_engine::inputs::SparseInputs;
 use sheshbesh_engine::net::{Gradient, Net};
+use sheshbesh_engine::Probs;
 
 /// The optimizer's state for one net.
 #[derive(Clone, Debug)]
@@ -56,6 +59,69 @@ impl Adam {
                 *v = BETA2 * *v + (1.0 - BETA2) * g * g;
                 *w -= rate * *m / (v.sqrt() + EPSILON);
             }
+        }
+    }
+}
+
+/// Adam on batches for each net of an evaluator: every net's state and the
+/// gradient of the positions of the current batch that it evaluates, made
+/// on first use.
+#[derive(Default)]
+pub struct BatchFit {
+    nets: Vec<NetFit>,
+}
+
+/// One net's part of a [`BatchFit`].
+struct NetFit {
+    phase: Phase,
+    adam: Adam,
+    grad: Gradient,
+    count: usize,
+}
+
+impl BatchFit {
+    /// Adds the gradient of the cross-entropy between the outputs for `x`
+    /// and `target` to the batch of the net that evaluates `phase`; returns
+    /// the outputs ([`Net::backward`]).
+    pub fn backward(
+        &mut self,
+        ev: &mut NetEvaluator,
+        phase: Phase,
+        x: &SparseInputs,
+        target: &Probs,
+        act: &mut sheshbesh_engine::net::Activations,
+    ) -> Probs {
+        // Crashed positions share the contact net unless there is a crashed
+        // net: one state per net, not per phase.
+        let phase = match phase {
+            Phase::Crashed if ev.crashed.is_none() => Phase::Contact,
+            p => p,
+        };
+        let net = ev.net_mut(phase);
+        let k = match self.nets.iter().position(|n| n.phase == phase) {
+            Some(k) => k,
+            None => {
+                self.nets.push(NetFit {
+                    phase,
+                    adam: Adam::new(net),
+                    grad: Gradient::zeros(net),
+                    count: 0,
+                });
+                self.nets.len() - 1
+            }
+        };
+        let n = &mut self.nets[k];
+        n.count += 1;
+        net.backward(x, target, act, &mut n.grad)
+    }
+
+    /// Steps every net that had positions in the batch, at rate `alpha`,
+    /// and starts a new batch.
+    pub fn step(&mut self, ev: &mut NetEvaluator, alpha: f32) {
+        for n in self.nets.iter_mut().filter(|n| n.count > 0) {
+            n.adam.step(ev.net_mut(n.phase), &n.grad, n.count, alpha);
+            n.grad.clear();
+            n.count = 0;
         }
     }
 }

@@ -11,8 +11,8 @@
 
 use std::path::Path;
 
-use crate::adam::Adam;
-use crate::distill::best_plays_of_a_roll;
+use crate::adam::BatchFit;
+use crate::distill::{best_plays_of_a_roll, FitPass};
 use anyhow::{Context, Result};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -21,7 +21,7 @@ use rayon::prelude::*;
 use sheshbesh_engine::evaluator::{final_result, Evaluator, NetEvaluator, Phase};
 use sheshbesh_engine::inputs::SparseInputs;
 use sheshbesh_engine::movegen::MoveList;
-use sheshbesh_engine::net::Gradient;
+use sheshbesh_engine::net::Activations;
 use sheshbesh_engine::search::{MoveFilter, Ply};
 use sheshbesh_engine::{position_id, Position, Probs};
 
@@ -114,17 +114,6 @@ pub fn label(
         .collect()
 }
 
-/// How the nets chose after one pass of [`fit`]: the mean search regret of
-/// the play the 0-ply nets pick, on the decisions fitted and on those held
-/// out, and the mean softened loss on the fitted ones.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct DecisionPass {
-    /// On the decisions fitted (measured before each step).
-    pub fitted: f64,
-    /// On the held-out share.
-    pub held_out: f64,
-}
-
 /// Settings of a decision fit.
 #[derive(Clone, Copy, Debug)]
 pub struct DecisionFit {
@@ -147,50 +136,68 @@ pub struct DecisionFit {
 /// five probabilities (the mover's equity is minus the next side's).
 const D_EQUITY: [f32; 5] = [-2.0, -1.0, -1.0, 1.0, 1.0];
 
+/// The nets' outputs for the plays of `d` (from the side to roll next;
+/// default for a fixed play) into `outs`, the mover's equities into `eq`,
+/// the plays' inputs into `xs`; returns the play the nets choose.
+fn net_choice(
+    ev: &NetEvaluator,
+    d: &Decision,
+    act: &mut Activations,
+    (xs, outs, eq): (&mut Vec<SparseInputs>, &mut Vec<Probs>, &mut Vec<f32>),
+) -> usize {
+    xs.resize_with(d.choices.len(), SparseInputs::default);
+    outs.clear();
+    eq.clear();
+    for (c, x) in d.choices.iter().zip(xs.iter_mut()) {
+        let (y, e) = match c.fixed {
+            Some(v) => (Probs::default(), v),
+            None => {
+                ev.encode_into(&c.next, x);
+                let y = ev.net(Phase::of(&c.next)).eval(x, act);
+                (y, -y.equity())
+            }
+        };
+        outs.push(y);
+        eq.push(e);
+    }
+    (0..eq.len())
+        .max_by(|&a, &b| eq[a].total_cmp(&eq[b]))
+        .unwrap_or(0)
+}
+
 /// Fits the nets so that their 0-ply choices follow the search's values.
 /// A [`crate::distill::HELD_OUT`] share is never fitted; returns the
-/// regrets after each pass (and before the first, as pass 0).
+/// search's mean regret of the nets' choices before the fit (pass 0) and
+/// after each pass.
 pub fn fit(
     ev: &mut NetEvaluator,
     decisions: &[Decision],
     cfg: &DecisionFit,
     seed: u64,
-) -> Vec<DecisionPass> {
+) -> Vec<FitPass> {
     let mut order: Vec<usize> = (0..decisions.len()).collect();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     order.shuffle(&mut rng);
     let held = (decisions.len() as f64 * crate::distill::HELD_OUT) as usize;
     let (held, mut order) = (order[..held].to_vec(), order[held..].to_vec());
     let mut act = ev.contact.activations();
-    let mut nets: Vec<(Phase, Adam, Gradient)> = Vec::new();
-    let mut xs: Vec<SparseInputs> = Vec::new();
-    let mut outs: Vec<Probs> = Vec::new();
-    let mut eq: Vec<f32> = Vec::new();
-    let regret_of = |ev: &NetEvaluator, set: &[usize], act: &mut _, xs: &mut Vec<SparseInputs>| {
-        let mut sum = 0.0;
-        for &i in set {
-            let d = &decisions[i];
-            let mut values = Vec::with_capacity(d.choices.len());
-            for c in &d.choices {
-                values.push(match c.fixed {
-                    Some(v) => v,
-                    None => {
-                        xs.resize_with(1, SparseInputs::default);
-                        ev.encode_into(&c.next, &mut xs[0]);
-                        -ev.net(Phase::of(&c.next)).eval(&xs[0], act).equity()
-                    }
-                });
-            }
-            let pick = (0..values.len())
-                .max_by(|&a, &b| values[a].total_cmp(&values[b]))
-                .unwrap_or(0);
-            sum += f64::from(d.regret(pick));
-        }
+    let mut nets = BatchFit::default();
+    let (mut xs, mut outs, mut eq) = (Vec::new(), Vec::new(), Vec::new());
+    let regret_of = |ev: &NetEvaluator, set: &[usize], act: &mut Activations| {
+        let mut scratch = (Vec::new(), Vec::new(), Vec::new());
+        let sum: f64 = set
+            .iter()
+            .map(|&i| {
+                let d = &decisions[i];
+                let pick = net_choice(ev, d, act, (&mut scratch.0, &mut scratch.1, &mut scratch.2));
+                f64::from(d.regret(pick))
+            })
+            .sum();
         sum / set.len().max(1) as f64
     };
-    let mut passes = vec![DecisionPass {
-        fitted: regret_of(ev, &order, &mut act, &mut xs),
-        held_out: regret_of(ev, &held, &mut act, &mut xs),
+    let mut passes = vec![FitPass {
+        fitted: regret_of(ev, &order, &mut act),
+        held_out: regret_of(ev, &held, &mut act),
     }];
     let tau = cfg.temperature;
     for epoch in 0..cfg.epochs {
@@ -203,45 +210,20 @@ pub fn fit(
         order.shuffle(&mut rng);
         let mut regret = 0.0;
         for chunk in order.chunks(cfg.batch.max(1)) {
-            let mut counts = [0usize; 3];
             for &i in chunk {
                 let d = &decisions[i];
-                let n = d.choices.len();
-                xs.resize_with(n, SparseInputs::default);
-                outs.clear();
-                eq.clear();
-                for (c, x) in d.choices.iter().zip(xs.iter_mut()) {
-                    match c.fixed {
-                        Some(v) => {
-                            outs.push(Probs::default());
-                            eq.push(v);
-                        }
-                        None => {
-                            ev.encode_into(&c.next, x);
-                            let y = ev.net(Phase::of(&c.next)).eval(x, &mut act);
-                            outs.push(y);
-                            eq.push(-y.equity());
-                        }
-                    }
-                }
-                let pick = (0..n).max_by(|&a, &b| eq[a].total_cmp(&eq[b])).unwrap_or(0);
+                let pick = net_choice(ev, d, &mut act, (&mut xs, &mut outs, &mut eq));
                 regret += f64::from(d.regret(pick));
                 // Softmax policy over the net's equities, its expected regret
                 // and that regret's derivative along each play's equity.
-                let top = eq.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+                let top = eq[pick];
                 let w: Vec<f32> = eq.iter().map(|&e| ((e - top) / tau).exp()).collect();
                 let z: f32 = w.iter().sum();
-                let expected: f32 = (0..n).map(|k| w[k] / z * d.regret(k)).sum();
+                let expected: f32 = (0..w.len()).map(|k| w[k] / z * d.regret(k)).sum();
                 for (k, c) in d.choices.iter().enumerate() {
                     if c.fixed.is_some() {
                         continue;
                     }
-                    // Crashed positions share the contact net unless there is
-                    // a crashed net: one Adam state per net, not per phase.
-                    let phase = match Phase::of(&c.next) {
-                        Phase::Crashed if ev.crashed.is_none() => Phase::Contact,
-                        p => p,
-                    };
                     let de = w[k] / z * (d.regret(k) - expected) / tau;
                     let y = outs[k].0;
                     // The backward pass takes the error at the output logits
@@ -252,28 +234,14 @@ pub fn fit(
                             + cfg.anchor * (y[j] - c.anchor.0[j]);
                         y[j] - logit_error
                     }));
-                    let net = ev.net_mut(phase);
-                    let slot = match nets.iter().position(|(p, _, _)| *p == phase) {
-                        Some(s) => s,
-                        None => {
-                            nets.push((phase, Adam::new(net), Gradient::zeros(net)));
-                            nets.len() - 1
-                        }
-                    };
-                    counts[slot] += 1;
-                    net.backward(&xs[k], &target, &mut act, &mut nets[slot].2);
+                    nets.backward(ev, Phase::of(&c.next), &xs[k], &target, &mut act);
                 }
             }
-            for (slot, (phase, adam, grad)) in nets.iter_mut().enumerate() {
-                if counts[slot] > 0 {
-                    adam.step(ev.net_mut(*phase), grad, counts[slot], alpha);
-                    grad.clear();
-                }
-            }
+            nets.step(ev, alpha);
         }
-        passes.push(DecisionPass {
+        passes.push(FitPass {
             fitted: regret / order.len().max(1) as f64,
-            held_out: regret_of(ev, &held, &mut act, &mut xs),
+            held_out: regret_of(ev, &held, &mut act),
         });
     }
     passes

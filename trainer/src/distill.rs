@@ -12,7 +12,7 @@ use std::fs;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
-use crate::adam::Adam;
+use crate::adam::BatchFit;
 use crate::decisions;
 use crate::selfplay::roll;
 use anyhow::{Context, Result};
@@ -23,7 +23,6 @@ use rayon::prelude::*;
 use sheshbesh_engine::evaluator::{candidate_values, final_result, Evaluator, NetEvaluator, Phase};
 use sheshbesh_engine::inputs::SparseInputs;
 use sheshbesh_engine::movegen::{generate, MoveList};
-use sheshbesh_engine::net::Gradient;
 use sheshbesh_engine::rollout::{self, rollout, RolloutSettings};
 use sheshbesh_engine::search::{shortlist, MoveFilter, Ply};
 use sheshbesh_engine::{position_id, Position, Probs};
@@ -77,7 +76,7 @@ pub struct DistillConfig {
     /// it wrongly rejects is never corrected; these are the values its
     /// choices turn on.
     pub candidates: usize,
-    /// Fit by [`Adam`] on batches of this many positions (0: plain
+    /// Fit by [`crate::adam::Adam`] on batches of this many positions (0: plain
     /// descent, one position at a time).
     pub batch: usize,
     /// Label every turn of this many luck-adjusted self-play games
@@ -279,29 +278,9 @@ pub struct FitPass {
 /// Share of the labelled positions a fit holds out to measure itself by.
 pub const HELD_OUT: f64 = 0.05;
 
-/// One net's part of a batched fit: its [`Adam`] state and the gradient
-/// of the `count` positions of the current batch that it evaluates.
-struct PhaseFit {
-    phase: Phase,
-    adam: Adam,
-    grad: Gradient,
-    count: usize,
-}
-
-impl PhaseFit {
-    fn new(phase: Phase, net: &sheshbesh_engine::net::Net) -> PhaseFit {
-        PhaseFit {
-            phase,
-            adam: Adam::new(net),
-            grad: Gradient::zeros(net),
-            count: 0,
-        }
-    }
-}
-
 /// Fits the nets to labelled examples: `epochs` passes at a learning rate
 /// falling geometrically from `alpha` to `alpha_end`, by plain descent one
-/// position at a time (`batch` 0) or by [`Adam`] on batches of `batch`
+/// position at a time (`batch` 0) or by [`crate::adam::Adam`] on batches of `batch`
 /// positions. A [`HELD_OUT`] share of the examples is never fitted.
 pub fn fit(
     ev: &mut NetEvaluator,
@@ -318,8 +297,7 @@ pub fn fit(
     let (held, mut order) = (order[..held].to_vec(), order[held..].to_vec());
     let mut act = ev.contact.activations();
     let mut x = SparseInputs::default();
-    // Adam's state and the batch's gradient, per net, made on first use.
-    let mut nets: Vec<PhaseFit> = Vec::new();
+    let mut nets = BatchFit::default();
     let mut passes = Vec::with_capacity(epochs);
     for epoch in 0..epochs {
         let t = if epochs > 1 {
@@ -334,27 +312,14 @@ pub fn fit(
             for &i in chunk {
                 let e = &examples[i];
                 ev.encode_into(&e.position, &mut x);
-                let net = ev.net_mut(e.phase);
                 let before = if batch == 0 {
-                    net.train(&x, &e.target, alpha, &mut act)
+                    ev.net_mut(e.phase).train(&x, &e.target, alpha, &mut act)
                 } else {
-                    let k = match nets.iter().position(|n| n.phase == e.phase) {
-                        Some(k) => k,
-                        None => {
-                            nets.push(PhaseFit::new(e.phase, net));
-                            nets.len() - 1
-                        }
-                    };
-                    nets[k].count += 1;
-                    net.backward(&x, &e.target, &mut act, &mut nets[k].grad)
+                    nets.backward(ev, e.phase, &x, &e.target, &mut act)
                 };
                 sq += f64::from((before.win() - e.target.win()).powi(2));
             }
-            for n in nets.iter_mut().filter(|n| n.count > 0) {
-                n.adam.step(ev.net_mut(n.phase), &n.grad, n.count, alpha);
-                n.grad.clear();
-                n.count = 0;
-            }
+            nets.step(ev, alpha);
         }
         let mut held_sq = 0.0;
         for &i in &held {
@@ -463,13 +428,7 @@ fn decision_round(
         temperature: cfg.temperature,
         anchor: cfg.anchor,
     };
-    Ok(decisions::fit(ev, &decisions, &fit, seed ^ 0xD15)
-        .into_iter()
-        .map(|p| FitPass {
-            fitted: p.fitted,
-            held_out: p.held_out,
-        })
-        .collect())
+    Ok(decisions::fit(ev, &decisions, &fit, seed ^ 0xD15))
 }
 
 /// Positions labelled per piece by [`label_resumably`].
