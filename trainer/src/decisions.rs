@@ -17,10 +17,8 @@ use anyhow::{Context, Result};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use rayon::prelude::*;
 use sheshbesh_engine::evaluator::{final_result, Evaluator, NetEvaluator, Phase};
 use sheshbesh_engine::inputs::SparseInputs;
-use sheshbesh_engine::movegen::MoveList;
 use sheshbesh_engine::net::Activations;
 use sheshbesh_engine::search::{MoveFilter, Ply};
 use sheshbesh_engine::{position_id, Position, Probs};
@@ -73,45 +71,38 @@ pub fn label(
     seed: u64,
 ) -> Vec<Decision> {
     let search = Ply::new(ev, ply);
-    positions
-        .par_iter()
-        .enumerate()
-        .map_init(
-            || (MoveList::new(), Vec::new()),
-            |(list, values), (i, p)| {
-                let keep = best_plays_of_a_roll(ev, p, seed ^ 0xDEC1, i, filter, (list, values));
-                if keep.len() < 2 {
-                    return None;
+    best_plays_of_a_roll(ev, positions, seed ^ 0xDEC1, filter, |plays| {
+        if plays.len() < 2 {
+            return None;
+        }
+        let choices = plays
+            .into_iter()
+            .map(|after| {
+                let next = after.swapped();
+                let known = final_result(&after)
+                    .map(|p| p.equity())
+                    .or_else(|| ev.exact(&next).map(|p| -p.equity()));
+                match known {
+                    Some(v) => Choice {
+                        next,
+                        fixed: Some(v),
+                        search: v,
+                        anchor: Probs::default(),
+                    },
+                    None => Choice {
+                        next,
+                        fixed: None,
+                        search: -search.eval(&next).equity(),
+                        anchor: ev.eval(&next),
+                    },
                 }
-                let choices = keep
-                    .into_iter()
-                    .map(|k| {
-                        let after = list.as_slice()[k].position;
-                        let next = after.swapped();
-                        let known = final_result(&after)
-                            .map(|p| p.equity())
-                            .or_else(|| ev.exact(&next).map(|p| -p.equity()));
-                        match known {
-                            Some(v) => Choice {
-                                next,
-                                fixed: Some(v),
-                                search: v,
-                                anchor: Probs::default(),
-                            },
-                            None => Choice {
-                                next,
-                                fixed: None,
-                                search: -search.eval(&next).equity(),
-                                anchor: ev.eval(&next),
-                            },
-                        }
-                    })
-                    .collect();
-                Some(Decision { choices })
-            },
-        )
-        .flatten()
-        .collect()
+            })
+            .collect();
+        Some(Decision { choices })
+    })
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// Settings of a decision fit.

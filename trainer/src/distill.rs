@@ -155,42 +155,51 @@ pub fn competing_plays(
         keep,
         margin: MoveFilter::ROOT.margin,
     };
+    best_plays_of_a_roll(ev, positions, seed ^ 0xC0FE, filter, |plays| {
+        plays
+            .into_iter()
+            .filter(|after| final_result(after).is_none())
+            .map(|after| after.swapped())
+            .filter(|next| ev.exact(next).is_none())
+            .collect::<Vec<_>>()
+    })
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// For each of `positions`, in parallel and in order: a roll drawn from
+/// `seed` and the position's index (so the same on any number of threads),
+/// and the boards after that roll's best plays at 0-ply within `filter`,
+/// best first, handed to `each`.
+pub(crate) fn best_plays_of_a_roll<T: Send>(
+    ev: &NetEvaluator,
+    positions: &[Position],
+    seed: u64,
+    filter: MoveFilter,
+    each: impl Fn(Vec<Position>) -> T + Sync + Send,
+) -> Vec<T> {
     positions
         .par_iter()
         .enumerate()
         .map_init(
             || (MoveList::new(), Vec::new()),
             |(list, values), (i, p)| {
-                best_plays_of_a_roll(ev, p, seed ^ 0xC0FE, i, filter, (list, values))
-                    .into_iter()
-                    .map(|k| list.as_slice()[k].position)
-                    .filter(|after| final_result(after).is_none())
-                    .map(|after| after.swapped())
-                    .filter(|next| ev.exact(next).is_none())
-                    .collect::<Vec<_>>()
+                let mut rng = Xoshiro256PlusPlus::seed_from_u64(
+                    seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                );
+                generate(p, roll(&mut rng), list);
+                candidate_values(ev, list.as_slice(), values);
+                let plays = shortlist(values, filter);
+                each(
+                    plays
+                        .into_iter()
+                        .map(|k| list.as_slice()[k].position)
+                        .collect(),
+                )
             },
         )
-        .flatten()
         .collect()
-}
-
-/// The best plays at 0-ply within `filter` of one roll of `p`, sample
-/// position `i`: the roll is drawn from `seed` and `i`, so it is the same on
-/// any number of threads. `scratch` receives the roll's plays and their
-/// values, which the indices returned point into.
-pub(crate) fn best_plays_of_a_roll(
-    ev: &NetEvaluator,
-    p: &Position,
-    seed: u64,
-    i: usize,
-    filter: MoveFilter,
-    (list, values): (&mut MoveList, &mut Vec<Probs>),
-) -> Vec<usize> {
-    let mut rng =
-        Xoshiro256PlusPlus::seed_from_u64(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    generate(p, roll(&mut rng), list);
-    candidate_values(ev, list.as_slice(), values);
-    shortlist(values, filter)
 }
 
 /// Every turn of `games` luck-adjusted 0-ply self-play games from the
@@ -424,7 +433,7 @@ fn decision_round(
     let fit = decisions::DecisionFit {
         epochs: cfg.epochs,
         alpha: (cfg.alpha, cfg.alpha_end),
-        batch: cfg.batch.max(1),
+        batch: cfg.batch,
         temperature: cfg.temperature,
         anchor: cfg.anchor,
     };
