@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compare `sheshbesh annotate` with gnubg's own analysis of a match.
 
-gnubg's analysis is read from an analysed SGF (shared/data/reference/
+gnubg's analysis is read from an analysed SGF (data/reference/
 05_analysed_2ply_gnubg107.sgf: gnubg 1.07, 2-ply): per checker play the
 `A[...]` move list (equities in EMG, the played move's index first), per cube
 decision the `DA[...]` record (cubeful match-winning chances of no double and
@@ -16,8 +16,8 @@ per-player error rates (mEMG per decision, over the decisions gnubg counts).
 Usage:
   cargo build --release
   python3 benches/annotate_gnubg.py [--ply 2] [--binary target/release/sheshbesh]
-      [--sgf ../shared/data/reference/05_analysed_2ply_gnubg107.sgf]
-      [--mat ../shared/data/matches/05_galaxy_5pt_match2430002.mat]
+      [--sgf data/reference/05_analysed_2ply_gnubg107.sgf]
+      [--mat data/matches/05_galaxy_5pt_match2430002.mat]
 """
 
 import argparse
@@ -30,7 +30,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-SHARED = os.path.join(ROOT, "..", "shared")
+DATA = os.path.join(ROOT, "data")
 
 DOUBTFUL, BAD, VERY_BAD = 0.03, 0.06, 0.12
 
@@ -157,9 +157,9 @@ def main():
     ap.add_argument("--ply", type=int, default=2)
     ap.add_argument("--binary", default=os.path.join(ROOT, "target", "release", "sheshbesh"))
     ap.add_argument("--sgf", default=os.path.join(
-        SHARED, "data", "reference", "05_analysed_2ply_gnubg107.sgf"))
+        DATA, "reference", "05_analysed_2ply_gnubg107.sgf"))
     ap.add_argument("--mat", default=os.path.join(
-        SHARED, "data", "matches", "05_galaxy_5pt_match2430002.mat"))
+        DATA, "matches", "05_galaxy_5pt_match2430002.mat"))
     ap.add_argument("--weights")
     a = ap.parse_args()
 

@@ -7,9 +7,9 @@
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use ndarray::Array2;
 use sheshbesh_benches::{fixture_cases, shipped_evaluator};
-use sheshbesh_engine::evaluator::Evaluator;
-use sheshbesh_engine::inputs::{SparseInputs, INPUTS};
-use sheshbesh_engine::{movegen, MoveList, Position, Probs};
+use sheshbesh_engine::evaluation::evaluator::Evaluator;
+use sheshbesh_engine::evaluation::inputs::SparseInputs;
+use sheshbesh_engine::{rules::movegen, MoveList, Position, Probs};
 
 fn bench_eval(c: &mut Criterion) {
     let ev = shipped_evaluator();
@@ -37,13 +37,16 @@ fn bench_eval(c: &mut Criterion) {
             black_box(out[0])
         })
     });
-    // The dense reference: the same positions as ndarray matrices.
+    // The dense reference: the same positions as ndarray matrices, in the
+    // input layout the shipped weights read.
+    let n = ev.layout.inputs();
     let dense: Vec<Array2<f32>> = batches
         .iter()
         .map(|batch| {
-            let mut m = Array2::zeros((batch.len(), INPUTS));
+            let mut m = Array2::zeros((batch.len(), n));
             for (mut row, p) in m.rows_mut().into_iter().zip(batch) {
-                row.assign(&ndarray::Array1::from(SparseInputs::encode(p).dense()));
+                let x = SparseInputs::encode(p, ev.layout);
+                row.assign(&ndarray::Array1::from(x.dense_of(n)));
             }
             m
         })

@@ -5,7 +5,7 @@
 use std::io::{BufRead, BufReader};
 
 use flate2::read::GzDecoder;
-use sheshbesh_engine::{position_id, Dice, Position};
+use sheshbesh_engine::{formats::position_id, Dice, Position};
 
 /// The fixture's path, relative to this crate.
 pub const FIXTURE: &str = concat!(
@@ -34,12 +34,13 @@ pub fn fixture_cases(categories: &[&str]) -> Vec<(Position, Dice)> {
 }
 
 /// The shipped weights' evaluator.
-pub fn shipped_evaluator() -> sheshbesh_engine::evaluator::NetEvaluator {
+pub fn shipped_evaluator() -> sheshbesh_engine::evaluation::evaluator::NetEvaluator {
     let bytes = std::fs::read(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../weights/sheshbesh.weights"
     ))
     .expect("shipped weights present");
-    let set = sheshbesh_engine::weights::decode(&bytes).expect("shipped weights load");
-    sheshbesh_engine::evaluator::NetEvaluator::from_weights(&set).expect("contact and race nets")
+    let set = sheshbesh_engine::evaluation::weights::decode(&bytes).expect("shipped weights load");
+    sheshbesh_engine::evaluation::evaluator::NetEvaluator::from_weights(&set)
+        .expect("contact and race nets")
 }

@@ -4,7 +4,7 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use sheshbesh_benches::fixture_cases;
-use sheshbesh_engine::{movegen, MoveList};
+use sheshbesh_engine::{rules::movegen, MoveList};
 
 fn bench_movegen(c: &mut Criterion) {
     let mut group = c.benchmark_group("movegen");

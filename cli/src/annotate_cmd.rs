@@ -8,12 +8,14 @@ use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde_json::{json, Value};
-use sheshbesh_engine::annotate::{self, Annotation, Decision, Kind, Mark, Settings, Thresholds};
-use sheshbesh_engine::evaluator::NetEvaluator;
-use sheshbesh_engine::matfile::{self, MatchFile};
-use sheshbesh_engine::rules::WinKind;
-use sheshbesh_engine::{match_id, position_id, sgf, Move};
-use sheshbesh_trainer::checkpoint::write_atomic;
+use sheshbesh_engine::analysis::annotate::{
+    self, Annotation, Decision, Kind, Mark, Settings, Thresholds,
+};
+use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
+use sheshbesh_engine::formats::files::write_atomic;
+use sheshbesh_engine::formats::matfile::{self, MatchFile};
+use sheshbesh_engine::rules::scoring::WinKind;
+use sheshbesh_engine::{formats::match_id, formats::position_id, formats::sgf, Move};
 
 use crate::svg;
 
@@ -478,7 +480,7 @@ fn esc(s: &str) -> String {
 fn alt_move(d: &Decision, play: &str) -> Option<Move> {
     let after = d.alternatives.iter().find(|a| a.play == play)?.after;
     let dice = d.dice?;
-    sheshbesh_engine::movegen::legal_moves(&d.position, dice)
+    sheshbesh_engine::rules::movegen::legal_moves(&d.position, dice)
         .into_iter()
         .find(|c| c.position == after)
         .map(|c| c.mv)

@@ -4,7 +4,7 @@
 //! are numbered from X's side. Home board bottom right by default, bottom
 //! left on request.
 
-use sheshbesh_engine::{match_id, position_id, MatchState, Player, Position};
+use sheshbesh_engine::{formats::match_id, formats::position_id, MatchState, Player, Position};
 
 /// Rows drawn per half; taller stacks show their count in the last row.
 const ROWS: usize = 5;

@@ -1,6 +1,7 @@
 //! `sheshbesh play --chouette N`: a chouette of N players (people or the
-//! engine in any seat) at one keyboard, by the rules of `shared/RULES.md`
-//! and the seating, stakes and rotation of `engine/src/chouette.rs`.
+//! engine in any seat) at one keyboard. The game's rules, seating, stakes,
+//! cube handling and rotation are the engine's (`play::chouette`); this
+//! file asks the people at the keyboard and prints what happens.
 //!
 //! Each game is the box (player 0, top) against the team's captain (player
 //! 1). The team doubles only when every member agrees; when the box
@@ -14,18 +15,20 @@ use std::io::{BufRead, Write};
 use std::sync::{Arc, Mutex};
 
 use anyhow::{anyhow, Result};
-use sheshbesh_engine::agent::{Agent, CubeReply};
-use sheshbesh_engine::chouette::{Chouette, ChouetteGame, Seat as SeatIx};
-use sheshbesh_engine::evaluator::NetEvaluator;
-use sheshbesh_engine::matfile::{self, MatchFile};
-use sheshbesh_engine::rules::Rules;
-use sheshbesh_engine::session::{Phase, Roller, Session};
-use sheshbesh_engine::verifiable_dice::VerifiableDice;
-use sheshbesh_engine::{Player, Position};
-use sheshbesh_trainer::checkpoint::write_atomic;
+use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
+use sheshbesh_engine::formats::files::write_atomic;
+use sheshbesh_engine::formats::matfile::{self, MatchFile};
+use sheshbesh_engine::play::agent::{Agent, CubeReply};
+use sheshbesh_engine::play::chouette::{
+    self, play_game, Chouette, Members, Seat as SeatIx, TableEvent,
+};
+use sheshbesh_engine::play::session::Session;
+use sheshbesh_engine::play::verifiable_dice::VerifiableDice;
+use sheshbesh_engine::rules::dice::Roller;
+use sheshbesh_engine::{Candidate, Dice, Player, Position};
 
 use crate::board::{draw_labelled, Labels};
-use crate::play::{ask_move, free_session_path, session_dice, Asked, Console, PlayArgs, Seat};
+use crate::table::{ask_move, free_session_path, session_dice, Asked, Console, Occupant, PlayArgs};
 
 /// The session's dice, shared by the ranking and every game.
 #[derive(Clone)]
@@ -42,7 +45,7 @@ pub fn run(args: &PlayArgs, n: usize) -> Result<()> {
     if n < 3 {
         anyhow::bail!("bad --chouette {n}: a chouette needs 3 or more players");
     }
-    if args.games == 0 && !seats_of(args, n).contains(&Seat::Human) {
+    if args.games == 0 && !seats_of(args, n).contains(&Occupant::Human) {
         anyhow::bail!("bad --games: a chouette of engines only needs --games N");
     }
     let ev = crate::nets::load(args.weights.as_deref())?;
@@ -51,13 +54,19 @@ pub fn run(args: &PlayArgs, n: usize) -> Result<()> {
     chouette(&ev, args, n, &mut console)
 }
 
-fn seats_of(args: &PlayArgs, n: usize) -> Vec<Seat> {
+fn seats_of(args: &PlayArgs, n: usize) -> Vec<Occupant> {
     if args.players.len() == n {
         args.players.clone()
     } else {
         // One person and the engine in every other seat.
         (0..n)
-            .map(|i| if i == 0 { Seat::Human } else { Seat::Engine })
+            .map(|i| {
+                if i == 0 {
+                    Occupant::Human
+                } else {
+                    Occupant::Engine
+                }
+            })
             .collect()
     }
 }
@@ -77,8 +86,8 @@ pub fn chouette<R: BufRead, W: Write>(
                 .get(i)
                 .cloned()
                 .unwrap_or_else(|| match seats[i] {
-                    Seat::Human => format!("Player {}", i + 1),
-                    Seat::Engine => format!("Sheshbesh {}", i + 1),
+                    Occupant::Human => format!("Player {}", i + 1),
+                    Occupant::Engine => format!("Sheshbesh {}", i + 1),
                 })
         })
         .collect();
@@ -89,28 +98,18 @@ pub fn chouette<R: BufRead, W: Write>(
     c.say(&format!(
         "Dice commitment (SHA-256 of the secret seed): {commitment}"
     ))?;
-    // Ranking: one die each, two dice per throw of the stream.
-    let mut pending: Vec<u8> = Vec::new();
     let mut roller = shared.clone();
-    let (mut table, throws) = Chouette::seat(names.clone(), || {
-        if pending.is_empty() {
-            let (a, b) = roller.throw();
-            pending = vec![b, a];
-        }
-        pending.pop().expect("two dice")
-    })
-    .map_err(|e| anyhow!("bad --chouette: {e}"))?;
+    let (mut table, throws) = Chouette::seat_by(names.clone(), &mut roller)
+        .map_err(|e| anyhow!("bad --chouette: {e}"))?;
     for (s, d) in &throws {
         c.say(&format!("{} throws {d}.", names[*s]))?;
     }
-    let rules = Rules {
-        jacoby: args.jacoby,
-        beavers: false,
-        automatic_doubles: args.auto_doubles,
-        backgammon_counts_two: args.bg_counts_two,
-        israeli_opening: args.israeli,
-        crawford: false,
-    };
+    let rules = chouette::rules(
+        args.jacoby,
+        args.auto_doubles,
+        args.bg_counts_two,
+        args.israeli,
+    );
     let save = args
         .save
         .clone()
@@ -150,19 +149,30 @@ pub fn chouette<R: BufRead, W: Write>(
             session.names()[o.starter.index()],
             o.dice
         ))?;
-        let table_now = Table {
-            agent: &agent,
+        let engine: Vec<bool> = seats.iter().map(|&s| s == Occupant::Engine).collect();
+        let mut people = People {
+            c: &mut *c,
             ev,
-            seats: &seats,
             names: &names,
-            box_ix: box_seat,
+            failed: None,
         };
-        let outcome = play_game(&table_now, &mut session, &mut game, c)?;
+        let finished = play_game(
+            &agent,
+            &engine,
+            box_seat,
+            &mut session,
+            &mut game,
+            &mut people,
+        );
+        if let Some(e) = people.failed {
+            return Err(e);
+        }
+        let finished = finished?;
         let mut g = session.record().games[0].clone();
         g.number = played;
         record.games.push(g);
         write_atomic(&save, matfile::write(&record).as_bytes())?;
-        if outcome.is_none() {
+        if !finished {
             c.say("Chouette interrupted; this game is not settled.")?;
             break;
         }
@@ -215,197 +225,117 @@ fn ask_yes<R: BufRead, W: Write>(c: &mut Console<R, W>, q: &str) -> Result<Optio
     }
 }
 
-/// A yes/no decision of a seat: the engine's answer, or the person's.
-fn decide<R: BufRead, W: Write>(
-    c: &mut Console<R, W>,
-    seat: Seat,
-    engine: bool,
-    question: &str,
-) -> Result<Option<bool>> {
-    match seat {
-        Seat::Engine => Ok(Some(engine)),
-        Seat::Human => ask_yes(c, question),
+/// The people at the keyboard as the chouette's [`Members`]: each question
+/// is asked on the console, each event printed. A console error ends the
+/// game as a quit and is kept for the caller.
+struct People<'a, R: BufRead, W: Write> {
+    c: &'a mut Console<R, W>,
+    ev: &'a NetEvaluator,
+    names: &'a [String],
+    failed: Option<anyhow::Error>,
+}
+
+impl<R: BufRead, W: Write> People<'_, R, W> {
+    fn keep<T>(&mut self, r: Result<Option<T>>) -> Option<T> {
+        r.unwrap_or_else(|e| {
+            self.failed = Some(e);
+            None
+        })
+    }
+
+    fn say(&mut self, text: &str) {
+        if let Err(e) = self.c.say(text) {
+            self.failed.get_or_insert(e);
+        }
     }
 }
 
-/// Plays one game; `None` when the players quit.
-/// Who sits where for one game.
-struct Table<'a> {
-    agent: &'a Agent<'a, NetEvaluator>,
-    ev: &'a NetEvaluator,
-    seats: &'a [Seat],
-    names: &'a [String],
-    box_ix: SeatIx,
-}
+impl<R: BufRead, W: Write> Members for People<'_, R, W> {
+    fn doubles(&mut self, seat: SeatIx, player: Player, session: &Session) -> Option<bool> {
+        let q = format!("{}: double? (yes/no)", self.names[seat]);
+        let r = self
+            .c
+            .say(&draw(session, player))
+            .and_then(|_| ask_yes(self.c, &q));
+        self.keep(r)
+    }
 
-fn play_game<R: BufRead, W: Write>(
-    t: &Table,
-    session: &mut Session,
-    game: &mut ChouetteGame,
-    c: &mut Console<R, W>,
-) -> Result<Option<()>> {
-    let (agent, ev, seats, names, box_ix) = (t.agent, t.ev, t.seats, t.names, t.box_ix);
-    loop {
-        if game.ended.is_some() {
-            return Ok(Some(()));
+    fn takes(&mut self, seat: SeatIx, advice: Option<CubeReply>) -> Option<bool> {
+        if let Some(a) = advice {
+            let word = if a == CubeReply::Drop { "drop" } else { "take" };
+            self.say(&format!("  Sheshbesh advises {}: {word}", self.names[seat]));
         }
-        // The seat that moves for each side now.
-        let team_ix: SeatIx = game.acting_captain().expect("someone plays");
-        let seat_of = |p: Player| if p == Player::Zero { box_ix } else { team_ix };
-        match session.phase() {
-            Phase::Roll { player, may_double } => {
-                let pos = *session.position();
-                let st = *session.state();
-                let wants = if !may_double {
-                    false
-                } else {
-                    let seat = seats[seat_of(player)];
-                    if seat == Seat::Human {
-                        c.say(&draw(session, player))?;
-                    }
-                    let engine = seat == Seat::Engine && agent.should_double(&pos, &st)?;
-                    let q = format!("{}: double? (yes/no)", names[seat_of(player)]);
-                    let Some(b) = decide(c, seat, engine, &q)? else {
-                        return Ok(None);
-                    };
-                    b
-                };
-                if wants && player == Player::Zero {
-                    // The box doubles: every member answers for itself.
-                    c.say(&format!("{} (the box) doubles.", names[box_ix]))?;
-                    session.double()?;
-                    let dpos = session.decision_position();
-                    let dst = session.decision_state();
-                    let advice = agent.answer_double(&dpos, &dst)?;
-                    let mut takes = Vec::new();
-                    for m in game.playing() {
-                        let take = if seats[m] == Seat::Engine {
-                            advice != CubeReply::Drop
-                        } else {
-                            c.say(&format!(
-                                "  Sheshbesh advises {}: {}",
-                                names[m],
-                                if advice == CubeReply::Drop {
-                                    "drop"
-                                } else {
-                                    "take"
-                                }
-                            ))?;
-                            match ask_yes(c, &format!("{}: take? (yes/no)", names[m]))? {
-                                None => return Ok(None),
-                                Some(b) => b,
-                            }
-                        };
-                        c.say(&format!(
-                            "  {} {}.",
-                            names[m],
-                            if take { "takes" } else { "drops" }
-                        ))?;
-                        takes.push(take);
-                    }
-                    game.box_doubles(&takes)?;
-                    if game.ended.is_some() {
-                        return Ok(Some(()));
-                    }
-                    session.take()?;
-                    continue;
-                }
-                if wants && player == Player::One {
-                    // The team doubles only unanimously.
-                    let mut all = true;
-                    for m in game.playing() {
-                        if m == team_ix {
-                            continue;
-                        }
-                        let q = format!("{}: agree to double the box?", names[m]);
-                        let engine = agent.should_double(&pos, &st)?;
-                        let Some(agree) = decide(c, seats[m], engine, &q)? else {
-                            return Ok(None);
-                        };
-                        c.say(&format!(
-                            "  {} {}.",
-                            names[m],
-                            if agree { "agrees" } else { "refuses" }
-                        ))?;
-                        all &= agree;
-                    }
-                    if all {
-                        c.say("The team doubles the box.")?;
-                        session.double()?;
-                        let r = agent.answer_double(
-                            &session.decision_position(),
-                            &session.decision_state(),
-                        )?;
-                        let q = format!("{}: take? (yes/no)", names[box_ix]);
-                        let Some(box_takes) = decide(c, seats[box_ix], r != CubeReply::Drop, &q)?
-                        else {
-                            return Ok(None);
-                        };
-                        c.say(&format!(
-                            "  {} {}.",
-                            names[box_ix],
-                            if box_takes { "takes" } else { "drops" }
-                        ))?;
-                        game.team_doubles(box_takes)?;
-                        if !box_takes {
-                            return Ok(Some(()));
-                        }
-                        session.take()?;
-                        continue;
-                    }
-                }
-                session.roll()?;
-            }
-            Phase::Move { player, dice } => {
-                let who = seat_of(player);
-                let legal = session.legal_plays();
-                let chosen = if legal.len() == 1 || seats[who] == Seat::Engine {
-                    let mut list = sheshbesh_engine::MoveList::new();
-                    agent.best_play(session.position(), dice, &mut list).1
-                } else {
-                    c.say(&draw(session, player))?;
-                    let pos = *session.position();
-                    let names0 = session.names().clone();
-                    let st = *session.state();
-                    let board = |after: &Position, status: &str| {
-                        draw_labelled(
-                            after,
-                            &st,
-                            player,
-                            false,
-                            &Labels {
-                                x: names0[player.index()].clone(),
-                                o: names0[player.other().index()].clone(),
-                                status: status.to_string(),
-                            },
-                        )
-                    };
-                    match ask_move(c, ev, 0, &board, &pos, dice, &names[who])? {
-                        Asked::Played(m) => m,
-                        Asked::Eof => return Ok(None),
-                        Asked::Command(cmd) if cmd == "quit" || cmd == "q" => return Ok(None),
-                        Asked::Command(cmd) => {
-                            c.say(&format!("Unknown command \"{cmd}\" (in a chouette: a move, hint, =N, quit)."))?;
-                            continue;
-                        }
-                    }
-                };
-                c.say(&format!(
-                    "{} rolled {dice} and plays {}",
-                    names[who], chosen.mv
-                ))?;
-                if let Some(r) = session.play(&chosen)? {
-                    // The session's cube always equals the game's stake.
-                    game.finish(
-                        r.winner == Player::One,
-                        (r.points / game.stake.max(1)).max(1),
-                    );
-                    return Ok(Some(()));
-                }
-            }
-            other => {
-                return Err(anyhow!("unexpected phase in a chouette: {other:?}"));
+        let r = ask_yes(self.c, &format!("{}: take? (yes/no)", self.names[seat]));
+        self.keep(r)
+    }
+
+    fn agrees(&mut self, seat: SeatIx) -> Option<bool> {
+        let r = ask_yes(
+            self.c,
+            &format!("{}: agree to double the box?", self.names[seat]),
+        );
+        self.keep(r)
+    }
+
+    fn plays(
+        &mut self,
+        seat: SeatIx,
+        player: Player,
+        session: &Session,
+        dice: Dice,
+    ) -> Option<Candidate> {
+        let pos = *session.position();
+        let names0 = session.names().clone();
+        let st = *session.state();
+        let board = |after: &Position, status: &str| {
+            draw_labelled(
+                after,
+                &st,
+                player,
+                false,
+                &Labels {
+                    x: names0[player.index()].clone(),
+                    o: names0[player.other().index()].clone(),
+                    status: status.to_string(),
+                },
+            )
+        };
+        loop {
+            self.say(&draw(session, player));
+            let asked = ask_move(self.c, self.ev, 0, &board, &pos, dice, &self.names[seat]);
+            match self.keep(asked.map(Some))? {
+                Asked::Played(m) => return Some(m),
+                Asked::Eof => return None,
+                Asked::Command(cmd) if cmd == "quit" || cmd == "q" => return None,
+                Asked::Command(cmd) => self.say(&format!(
+                    "Unknown command \"{cmd}\" (in a chouette: a move, hint, =N, quit)."
+                )),
             }
         }
+    }
+
+    fn event(&mut self, event: TableEvent) {
+        let did = |yes: bool, a: &str, b: &str| if yes { a } else { b }.to_string();
+        let line = match event {
+            TableEvent::BoxDoubles { seat } => format!("{} (the box) doubles.", self.names[seat]),
+            TableEvent::MemberAnswers { seat, take } => {
+                format!("  {} {}.", self.names[seat], did(take, "takes", "drops"))
+            }
+            TableEvent::MemberAgrees { seat, agree } => {
+                format!(
+                    "  {} {}.",
+                    self.names[seat],
+                    did(agree, "agrees", "refuses")
+                )
+            }
+            TableEvent::TeamDoubles => "The team doubles the box.".to_string(),
+            TableEvent::BoxAnswers { seat, take } => {
+                format!("  {} {}.", self.names[seat], did(take, "takes", "drops"))
+            }
+            TableEvent::Played { seat, dice, play } => {
+                format!("{} rolled {dice} and plays {}", self.names[seat], play.mv)
+            }
+        };
+        self.say(&line);
     }
 }

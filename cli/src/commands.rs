@@ -1,11 +1,15 @@
-//! The subcommands: each reads its inputs, calls the engine, prints.
+//! `show`, `moves` and `bench`, and the runner every position command
+//! shares: one input from the command line, or `--batch` lines from stdin
+//! answered one JSON line each.
 
 use std::io::{BufRead, Write};
 use std::time::Instant;
 
 use anyhow::{bail, Result};
 use serde_json::{json, Value};
-use sheshbesh_engine::{movegen, perft, position_id, xgid, MoveList};
+use sheshbesh_engine::{
+    formats::position_id, formats::xgid, rules::movegen, rules::perft, MoveList,
+};
 
 use crate::board;
 use crate::input::{dice_for, parse_position, Input};
@@ -71,7 +75,7 @@ pub fn show(position: Option<&str>, home_left: bool, out: Output) -> Result<()> 
         let (pips_me, pips_opp) = pos.pips();
         let v = json!({
             "position_id": position_id::encode(&pos),
-            "match_id": sheshbesh_engine::match_id::encode(&state),
+            "match_id": sheshbesh_engine::formats::match_id::encode(&state),
             "xgid": xgid::encode(&pos, &state, 10),
             "board": { "on_roll": side(&pos.me), "opponent": side(&pos.opp) },
             "pips": { "on_roll": pips_me, "opponent": pips_opp },

@@ -3,7 +3,7 @@
 //! (`set player 0 external 127.0.0.1:PORT`).
 //!
 //! gnubg connects as the client and sends one line per decision: a FIBS
-//! board string (`shared/FORMATS.md` §3), optionally followed by session
+//! board string (`docs/FORMATS.md`), optionally followed by session
 //! options (`jacobyrule on|off`, `crawfordrule on|off`, `beavers on|off`,
 //! `resignation N`). Each line gets one line back: a move in FIBS numbers
 //! from the mover's side with a trailing space (`8/5 6/5 `, bar 25, off 0),
@@ -23,10 +23,9 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use anyhow::{anyhow, bail, Context, Result};
-use sheshbesh_engine::agent::Agent;
-use sheshbesh_engine::annotate::{cube_decision, emg};
-use sheshbesh_engine::evaluator::NetEvaluator;
-use sheshbesh_engine::met::Met;
+use sheshbesh_engine::cube::decision::{cubeful_equity, emg, mwc_of_emg};
+use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
+use sheshbesh_engine::play::agent::Agent;
 use sheshbesh_engine::Player;
 
 use crate::protocol::{answer, read_board, Board};
@@ -235,25 +234,11 @@ fn evaluation(ev: &NetEvaluator, ply: u32, text: &str) -> Result<String> {
     let s = &board.state;
     let me = s.on_roll;
     let equity = if opts.cubeful {
-        let (_, d) = cube_decision(ev, &board.position, s, ply)?;
-        let on_roll = d.no_double.max(d.double_take.min(d.double_pass));
-        if s.may_double(me) {
-            on_roll
-        } else {
-            d.no_double
-        }
+        cubeful_equity(ev, &board.position, s, ply)?
     } else {
         emg(&p, s, me)?
     };
-    let e = if s.is_money() {
-        equity
-    } else {
-        let met = Met::kazaross_xg2();
-        let score = sheshbesh_engine::annotate::score_of(s, me);
-        let c = i32::try_from(s.cube.value()).unwrap_or(i32::MAX / 4);
-        let (w1, l1) = (met.after(score, c)?, met.after(score, -c)?);
-        (equity * (w1 - l1) + w1 + l1) / 2.0
-    };
+    let e = mwc_of_emg(equity, s, me)?;
     let [a, b, c, d, f] = p.0;
     Ok(format!("{a:.6} {b:.6} {c:.6} {d:.6} {f:.6} {e:.6}"))
 }

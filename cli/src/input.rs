@@ -1,6 +1,8 @@
 //! Reading the POSITION and DICE words of the command line (see CLI.md).
 
-use sheshbesh_engine::{match_id, position_id, xgid, Dice, MatchState, ParseError, Position};
+use sheshbesh_engine::{
+    formats::match_id, formats::position_id, formats::xgid, Dice, MatchState, ParseError, Position,
+};
 
 /// A position to work on, with its match context.
 #[derive(Clone, Copy, Debug)]

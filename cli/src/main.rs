@@ -1,10 +1,19 @@
 //! `sheshbesh`: the command line of the Sheshbesh backgammon engine.
 //!
-//! A thin layer over `sheshbesh-engine`: it reads the words of
-//! `shared/CLI.md`, calls the library and prints text or JSON. Bad input is
-//! one line on stderr and exit status 2.
+//! A thin layer over `sheshbesh-engine` and `sheshbesh-trainer`: it reads
+//! the words of `docs/CLI.md`, calls the library and renders text, JSON,
+//! HTML or SVG; it holds no game rule. Bad input is one line on stderr and
+//! exit status 2.
+//!
+//! One module per command (`commands` for show/moves/bench and the batch
+//! runner, `position_cmd` for hint/eval/cube, `rollout_cmd`, `met_cmd`,
+//! `annotate_cmd`, `train_cmd`, `play`, `chouette_cmd`, `verify_cmd`,
+//! `ubgi`, `external`), and what they share: `input` (POSITION and DICE),
+//! `nets` (the shipped weights), `board` and `svg` (drawings), `table` (the
+//! console and options of `play` and the chouette), `protocol` (the words
+//! of UBGI and gnubg's protocol), `words` (Hebrew terms). The modes are one
+//! enum, dispatched in one `match` in `main`.
 
-mod analysis;
 mod annotate_cmd;
 mod board;
 mod chouette_cmd;
@@ -14,9 +23,11 @@ mod input;
 mod met_cmd;
 mod nets;
 mod play;
+mod position_cmd;
 mod protocol;
 mod rollout_cmd;
 mod svg;
+mod table;
 mod train_cmd;
 mod ubgi;
 mod verify_cmd;
@@ -136,16 +147,14 @@ enum Command {
     /// with a table of every file's result or error (exit status 1 when any
     /// file failed).
     Annotate(annotate_cmd::AnnotateArgs),
-    /// Train the nets by self-play TD(lambda), with checkpoints and strength
-    /// checks against pubeval.
+    /// Make weights: self-play, expert iteration, or folding weights files.
     ///
-    /// The shipped net's recipe, in two stages (about 40 minutes each on
-    /// two cores): `sheshbesh train --checkpoint run.weights --games 2500000
-    /// --alpha 0.02 --alpha-end 0.002 --half-life 1000000`, then anneal with
-    /// `sheshbesh train --checkpoint run.weights --games 5000000 --alpha
-    /// 0.0015 --alpha-end 0.0005 --half-life 2000000`. Run a command again
-    /// to resume after an interruption; `--average` folds late checkpoints
-    /// into one; pass the result to any command with `--weights`.
+    /// `train selfplay` trains by TD(lambda) with checkpoints and strength
+    /// checks against pubeval; `train expert` teaches a checkpoint what its
+    /// own deeper search knows; `train weights average|ensemble` folds
+    /// files into one. Run a command again to resume after an
+    /// interruption; pass the result to any command with `--weights`.
+    /// `weights/README.md` has the commands that made the shipped net.
     Train(Box<train_cmd::TrainArgs>),
     /// Speak the Universal Backgammon Interface (UBGI) on stdin/stdout: send
     /// `ubgi`, then FIBS board strings or XGIDs; each is answered with the
@@ -165,7 +174,7 @@ enum Command {
     /// chouette: the box against a team with a captain, the team doubling
     /// only by consent, each member taking or dropping the box's doubles for
     /// itself, settlements after each game.
-    Play(play::PlayArgs),
+    Play(table::PlayArgs),
     /// Check verifiable dice: that SEED hashes to COMMITMENT and, given a
     /// .mat file saved by `play`, that every roll in it follows from the
     /// seed (exit status 1 when anything differs).
@@ -197,7 +206,10 @@ fn main() -> ExitCode {
         Command::Train(args) => train_cmd::run(*args),
         Command::Ubgi(args) => ubgi::run(args),
         Command::External(args) => external::run(args),
-        Command::Play(args) => play::run(args),
+        Command::Play(args) => match args.chouette {
+            Some(n) => chouette_cmd::run(&args, n),
+            None => play::run(args),
+        },
         Command::Verify(args) => match verify_cmd::run(args) {
             Ok(true) => Ok(()),
             Ok(false) => return ExitCode::from(1),
@@ -209,7 +221,7 @@ fn main() -> ExitCode {
             weights,
             out,
         } => nets::load(weights.as_deref())
-            .and_then(|ev| analysis::cube_cmd(&ev, position.as_deref(), ply, out)),
+            .and_then(|ev| position_cmd::cube_cmd(&ev, position.as_deref(), ply, out)),
         Command::Met(args) => met_cmd::run(args),
         Command::Annotate(args) => {
             match nets::load(args.weights.as_deref()).and_then(|ev| annotate_cmd::run(&ev, args)) {
@@ -228,14 +240,14 @@ fn main() -> ExitCode {
             weights,
             out,
         } => nets::load(weights.as_deref())
-            .and_then(|ev| analysis::hint(&ev, position.as_deref(), dice.as_deref(), ply, out)),
+            .and_then(|ev| position_cmd::hint(&ev, position.as_deref(), dice.as_deref(), ply, out)),
         Command::Eval {
             position,
             ply,
             weights,
             out,
         } => nets::load(weights.as_deref())
-            .and_then(|ev| analysis::eval(&ev, position.as_deref(), ply, out)),
+            .and_then(|ev| position_cmd::eval(&ev, position.as_deref(), ply, out)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

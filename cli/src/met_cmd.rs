@@ -4,10 +4,8 @@
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde_json::json;
-use sheshbesh_engine::evaluator::Evaluator;
-use sheshbesh_engine::match_cube::{generate, Shares};
-use sheshbesh_engine::met::{Met, Score};
-use sheshbesh_engine::Position;
+use sheshbesh_engine::cube::match_cube::{self, generate_from};
+use sheshbesh_engine::cube::met::{Met, Score};
 
 /// Options of `sheshbesh met`.
 #[derive(Args, Debug)]
@@ -71,30 +69,10 @@ pub fn run(a: MetArgs) -> Result<()> {
     let mut largest_difference = None;
     if a.generate {
         let ev = crate::nets::load(a.weights.as_deref())?;
-        let p = ev.eval(&Position::start());
-        // Both sides' shares at the opening, averaged: the table is for a
-        // game that starts even.
-        let s = Shares::of(&p);
-        let f = s.flipped();
-        let avg = |x: f32, y: f32| 0.5 * (x + y);
-        let shares = Shares {
-            win_gammon: avg(s.win_gammon, f.win_gammon),
-            win_backgammon: avg(s.win_backgammon, f.win_backgammon),
-            lose_gammon: avg(s.lose_gammon, f.lose_gammon),
-            lose_backgammon: avg(s.lose_backgammon, f.lose_backgammon),
-        };
         let k = Met::kazaross_xg2();
-        generated = generate(k.length, shares, 0.68);
-        let mut worst = (0.0f32, 0, 0);
-        for i in 0..k.length {
-            for j in 0..k.length {
-                let d = (generated.pre[i][j] - k.pre[i][j]).abs();
-                if d > worst.0 {
-                    worst = (d, i + 1, j + 1);
-                }
-            }
-        }
-        largest_difference = Some(worst);
+        generated = generate_from(&ev, k.length);
+        let worst = match_cube::largest_difference(&generated, k);
+        largest_difference = Some((worst.difference, worst.away, worst.opp_away));
         met = &generated;
     }
     let length = a.length.unwrap_or(if a.json {

@@ -4,10 +4,10 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use sheshbesh_engine::evaluator::NetEvaluator;
+use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
 use std::sync::Arc;
 
-use sheshbesh_engine::{bearoff, weights};
+use sheshbesh_engine::{evaluation::bearoff, evaluation::weights};
 
 /// The shipped weights (see `weights/README.md` for how they were made).
 static SHIPPED: &[u8] = include_bytes!("../../weights/sheshbesh.weights");

@@ -2,9 +2,9 @@
 //! XGID, and the engine's answer in the plain words they exchange.
 
 use anyhow::{Context, Result};
-use sheshbesh_engine::agent::{Act, Agent, CubeReply};
-use sheshbesh_engine::evaluator::Evaluator;
-use sheshbesh_engine::{fibs, xgid, MatchState, Position};
+use sheshbesh_engine::evaluation::evaluator::Evaluator;
+use sheshbesh_engine::play::agent::{Act, Agent, CubeReply};
+use sheshbesh_engine::{formats::fibs, formats::xgid, MatchState, Position};
 
 /// A position read from a protocol line, with its match context.
 pub struct Board {
@@ -47,5 +47,9 @@ pub fn answer<E: Evaluator + ?Sized>(agent: &Agent<E>, board: &Board) -> Result<
         Act::Reply(CubeReply::Beaver) => "beaver".into(),
         Act::Accept => "accept".into(),
         Act::Reject => "reject".into(),
+        // `Agent::act` answers what the board asks; only a seat in a
+        // session offers resignations, and these protocols have no word
+        // for one.
+        Act::Resign(_) => anyhow::bail!("no resignation offers in this protocol"),
     })
 }

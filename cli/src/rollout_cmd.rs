@@ -8,11 +8,13 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
-use sheshbesh_engine::cube::{MoneyCube, Owner};
-use sheshbesh_engine::evaluator::NetEvaluator;
-use sheshbesh_engine::position_id;
-use sheshbesh_engine::rollout::{rollout, rollout_moves, Level, RolloutResult, RolloutSettings};
-use sheshbesh_engine::search::{rank_moves, MoveFilter};
+use sheshbesh_engine::cube::money::{MoneyCube, Owner};
+use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
+use sheshbesh_engine::formats::position_id;
+use sheshbesh_engine::rollout::{
+    rollout, rollout_moves, RolloutLevel, RolloutResult, RolloutSettings,
+};
+use sheshbesh_engine::search::ply::{rank_moves, MoveFilter};
 
 use crate::input::{dice_for, parse_position};
 
@@ -136,7 +138,7 @@ pub fn run(ev: &NetEvaluator, a: RolloutArgs) -> Result<()> {
         },
     };
     if let Some(name) = &a.level {
-        let Some(level) = Level::parse(name) else {
+        let Some(level) = RolloutLevel::parse(name) else {
             bail!("bad level \"{name}\": give roller, roller+, roller++ or full");
         };
         s = level.settings(s);

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use sheshbesh_engine::position::BAR;
+use sheshbesh_engine::rules::position::BAR;
 use sheshbesh_engine::{Move, Position};
 
 const W: f32 = 430.0;

@@ -1,23 +1,64 @@
-//! `sheshbesh train`: the command line of the trainer crate.
+//! `sheshbesh train`: the command line of the trainer crate, one
+//! subcommand per way of making weights.
 
 use std::path::PathBuf;
 
 use anyhow::Result;
-use clap::Args;
+use clap::{Args, Subcommand};
 use serde_json::json;
-use sheshbesh_engine::inputs::Layout;
-use sheshbesh_trainer::distill::DistillConfig;
+use sheshbesh_engine::evaluation::inputs::Layout;
+use sheshbesh_trainer::checkpoint::{self, Provenance};
+use sheshbesh_trainer::expert::{ExpertConfig, LabelSource};
+use sheshbesh_trainer::labels::Shard;
 use sheshbesh_trainer::schedule::Schedule;
-use sheshbesh_trainer::train::{distill_run, train, TrainConfig};
+use sheshbesh_trainer::surgery;
+use sheshbesh_trainer::train::{expert_run, train, TrainConfig};
 
 /// Options of `sheshbesh train`.
 #[derive(Args, Debug)]
 pub struct TrainArgs {
+    #[command(subcommand)]
+    pub mode: TrainMode,
+}
+
+/// The ways of making weights.
+#[derive(Subcommand, Debug)]
+pub enum TrainMode {
+    /// Self-play TD(lambda): the nets play themselves and learn from every
+    /// move, in parallel rounds, with checkpoints and strength checks.
+    Selfplay(SelfplayArgs),
+    /// Expert iteration from a checkpoint: sample positions from
+    /// self-play, label them by the nets' own deeper search, fit the nets
+    /// to the labels.
+    Expert(ExpertArgs),
+    /// Make weights from other weights files without training.
+    Weights {
+        #[command(subcommand)]
+        op: WeightsOp,
+    },
+}
+
+/// What is common to every mode: where the result goes and how it reports.
+#[derive(Args, Debug)]
+pub struct TrainOutput {
     /// Checkpoint file: resumed from when it exists, rewritten (atomically)
-    /// every --checkpoint-every games and at the end. Copy it to
+    /// as training goes and at the end. Copy it to
     /// weights/sheshbesh.weights to ship it, or pass it to --weights.
     #[arg(long, default_value = "train.weights")]
     pub checkpoint: PathBuf,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Print a JSON summary at the end.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Options of `train selfplay`.
+#[derive(Args, Debug)]
+pub struct SelfplayArgs {
+    #[command(flatten)]
+    pub out: TrainOutput,
     /// Train until this many self-play games in total (earlier sessions'
     /// games count).
     #[arg(long, default_value_t = 100_000)]
@@ -43,9 +84,13 @@ pub struct TrainArgs {
     /// Hidden units of the race net (new runs).
     #[arg(long, default_value_t = 64)]
     pub race_hidden: usize,
-    /// Input layout of a new run or of --widen: 2, 3 (the shipped net's) or
-    /// 4 (more features; see engine/src/inputs.rs).
-    #[arg(long, default_value_t = 3)]
+    /// Units of a second hidden layer in the contact net (new runs; a
+    /// multiple of 8 up to 128).
+    #[arg(long)]
+    pub hidden2: Option<usize>,
+    /// Input layout of a new run: 2 or 3 (the shipped net's; see
+    /// engine/src/evaluation/inputs.rs).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(2..=3))]
     pub layout: u32,
     /// Independent game streams per round (fixes the result; threads do not).
     #[arg(long, default_value_t = 2)]
@@ -63,117 +108,135 @@ pub struct TrainArgs {
     /// Duplicate-dice pairs (two games each) per strength check.
     #[arg(long, default_value_t = 500)]
     pub check_pairs: u64,
-    /// After self-play, rounds of expert iteration: sample positions from
-    /// self-play, label them by the nets' own --label-ply search, fit the
-    /// nets to the labels. Needs an existing checkpoint; --games is then
-    /// ignored.
-    #[arg(long, default_value_t = 0)]
-    pub distill_rounds: u64,
-    /// Positions per expert-iteration round.
-    #[arg(long, default_value_t = 200_000)]
-    pub distill_positions: usize,
-    /// Search depth of the expert-iteration labels.
-    #[arg(long, default_value_t = 1)]
-    pub label_ply: u32,
-    /// Passes over each round's positions.
-    #[arg(long, default_value_t = 2)]
-    pub epochs: usize,
-    /// Learning rate of the expert-iteration fit's first pass.
-    #[arg(long, default_value_t = 0.003)]
-    pub distill_alpha: f32,
-    /// Learning rate of the fit's last pass (falls geometrically from
-    /// --distill-alpha; default: the same).
-    #[arg(long)]
-    pub distill_alpha_end: Option<f32>,
-    /// Expert iteration labels by luck-adjusted 0-ply rollouts of this many
-    /// trials instead of a --label-ply search (0: search).
-    #[arg(long, default_value_t = 0)]
-    pub label_rollouts: u32,
-    /// Truncate the labelling rollouts after this many plies.
-    #[arg(long)]
-    pub label_truncate: Option<u32>,
-    /// Expert iteration labels with this weights file's search instead of
-    /// the checkpoint's own (e.g. an --ensemble teaching a single net).
-    #[arg(long)]
-    pub teacher: Option<PathBuf>,
-    /// Keep each expert-iteration round's labels in this directory and
-    /// reuse them when present (labelling is the slow part). Labels are
-    /// kept as they are made, so a stopped run resumes labelling where it
-    /// stopped.
-    #[arg(long)]
-    pub label_cache: Option<PathBuf>,
-    /// Expert iteration labels the best N plays of a roll in each sampled
-    /// position (the plays its choices turn on) instead of the positions
-    /// themselves (0).
-    #[arg(long, default_value_t = 0)]
-    pub label_candidates: usize,
-    /// Fit expert-iteration labels by Adam on batches of this many
-    /// positions (0: plain descent, one position at a time; the
-    /// --distill-alpha rates then suit Adam, e.g. 0.0003).
-    #[arg(long, default_value_t = 0)]
-    pub fit_batch: usize,
-    /// Expert iteration labels every turn of this many luck-adjusted
-    /// self-play games (each turn's label: the game's result less the luck
-    /// of the rolls from there on) instead of sampling positions (0).
-    #[arg(long, default_value_t = 0)]
-    pub label_games: u32,
-    /// Expert iteration labels whole decisions instead: a roll of each
-    /// sampled position and its best N plays at 0-ply, each valued by the
-    /// --label-ply search, fitted (by Adam, on --fit-batch decisions) to
-    /// lower the search's regret of the play the 0-ply nets choose (0: off).
-    #[arg(long, default_value_t = 0)]
-    pub label_decisions: usize,
-    /// Softmax temperature of the decision fit, in equity: plays closer
-    /// than this are nearly a toss-up to the fit.
-    #[arg(long, default_value_t = 0.02)]
-    pub decision_temperature: f32,
-    /// Weight of the decision fit's pull back to the nets' own 0-ply
-    /// outputs (keeps their values where the choices were right).
-    #[arg(long, default_value_t = 1.0)]
-    pub decision_anchor: f32,
-    /// Instead of training, write the mean of these weights files (late
-    /// checkpoints of one run) to --checkpoint.
-    #[arg(long, num_args = 1..)]
-    pub average: Vec<PathBuf>,
-    /// Instead of training, write to --checkpoint one net that averages
-    /// the output logits of these independently trained weights files (their
-    /// hidden layers side by side: slower to evaluate, stronger).
-    #[arg(long, num_args = 2.., conflicts_with = "average")]
-    pub ensemble: Vec<PathBuf>,
-    /// Instead of training, write to --checkpoint this weights file's nets
-    /// reading the larger input layout --layout: the new inputs start at
-    /// zero weight (same play), and training on teaches them.
-    #[arg(long, conflicts_with_all = ["average", "ensemble"])]
-    pub widen: Option<PathBuf>,
-    /// Instead of training, write to --checkpoint this weights file's nets
-    /// plus a net of their own for crashed positions, a copy of the contact
-    /// net (same play) that training on specialises.
-    #[arg(long, conflicts_with_all = ["average", "ensemble", "widen"])]
-    pub split_crashed: Option<PathBuf>,
-    /// Instead of training, write to --checkpoint this weights file's nets
-    /// with a second hidden layer of --hidden2 units in the contact net,
-    /// read by the outputs beside the first (same play until training
-    /// gives it weight).
-    #[arg(long, requires = "hidden2", conflicts_with_all = ["average", "ensemble", "widen", "split_crashed"])]
-    pub deepen: Option<PathBuf>,
-    /// Units of the contact net's second hidden layer, for --deepen or a
-    /// new run (0: none; else a multiple of 8 up to 128).
-    #[arg(long)]
-    pub hidden2: Option<usize>,
     /// Start afresh even if the checkpoint exists (it is overwritten).
     #[arg(long)]
     pub fresh: bool,
-    /// No progress bar.
+}
+
+/// Options of `train expert`.
+#[derive(Args, Debug)]
+pub struct ExpertArgs {
+    #[command(flatten)]
+    pub out: TrainOutput,
+    /// What the search labels: `search` (each sampled position's value,
+    /// fitted by its error) or `decisions:K` (one roll of each position
+    /// with its best K plays at 0-ply, fitted to lower the search's regret
+    /// of the play the nets choose).
+    #[arg(long, value_parser = parse_labels)]
+    pub labels: LabelSource,
+    /// Search depth of the labels.
+    #[arg(long, default_value_t = 1)]
+    pub ply: u32,
+    /// Rounds of sample, label and fit.
+    #[arg(long, default_value_t = 1)]
+    pub rounds: u64,
+    /// Positions sampled per round.
+    #[arg(long, default_value_t = 200_000)]
+    pub positions: usize,
+    /// Passes over each round's labels (0: label only, fit nothing).
+    #[arg(long, default_value_t = 2)]
+    pub epochs: usize,
+    /// Learning rate of the fit's first pass.
+    #[arg(long, default_value_t = 0.003)]
+    pub alpha: f32,
+    /// Learning rate of the fit's last pass (falls geometrically from
+    /// --alpha; default: the same).
     #[arg(long)]
-    pub quiet: bool,
-    /// Print a JSON summary at the end.
+    pub alpha_end: Option<f32>,
+    /// Fit by Adam on batches of this many labels (0: plain descent, one
+    /// label at a time; Adam suits rates such as 0.0003). Decisions are
+    /// always fitted by Adam.
+    #[arg(long, default_value_t = 0)]
+    pub batch: usize,
+    /// Softmax temperature of the decision fit, in equity: plays closer
+    /// than this are nearly a toss-up to the fit.
+    #[arg(long, default_value_t = 0.02)]
+    pub temperature: f32,
+    /// Weight of the decision fit's pull back to the nets' own 0-ply
+    /// outputs (keeps their values where the choices were right).
+    #[arg(long, default_value_t = 1.0)]
+    pub anchor: f32,
+    /// Label with this weights file's search instead of the checkpoint's
+    /// own (e.g. an ensemble teaching a single net).
     #[arg(long)]
-    pub json: bool,
+    pub teacher: Option<PathBuf>,
+    /// Keep each round's labels in this directory (`round-N.labels` or
+    /// `round-N.decisions`) and reuse them when present. Labels are kept in
+    /// pieces as they are made, so a stopped run resumes where it stopped.
+    #[arg(long)]
+    pub cache: Option<PathBuf>,
+    /// Label only shard I of N (`I/N`, I from 0) of each round's pieces,
+    /// so runs on several machines or sessions share one sample in the same
+    /// --cache; the run that completes the set fits.
+    #[arg(long, value_parser = parse_shard, requires = "cache")]
+    pub shard: Option<Shard>,
+    /// Seed of the samples and rolls.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Duplicate-dice pairs (two games each) of the check after each round.
+    #[arg(long, default_value_t = 500)]
+    pub check_pairs: u64,
+}
+
+/// `train weights ...`: weights from weights.
+#[derive(Subcommand, Debug)]
+pub enum WeightsOp {
+    /// The mean of several weights files of one shape (late checkpoints
+    /// of one run).
+    Average(FoldArgs),
+    /// One net that averages the output logits of independently trained
+    /// weights files (their hidden layers side by side: slower to
+    /// evaluate, stronger).
+    Ensemble(FoldArgs),
+}
+
+/// The files folded and where the result goes.
+#[derive(Args, Debug)]
+pub struct FoldArgs {
+    /// The weights files.
+    #[arg(required = true, num_args = 2..)]
+    pub files: Vec<PathBuf>,
+    /// Where the result is written.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// Reads `search` or `decisions:K`.
+fn parse_labels(s: &str) -> Result<LabelSource, String> {
+    match s.split_once(':') {
+        None if s == "search" => Ok(LabelSource::Search),
+        Some(("decisions", k)) => match k.parse::<usize>() {
+            Ok(keep) if keep >= 2 => Ok(LabelSource::Decisions { keep }),
+            _ => Err(format!("decisions:{k}: give 2 or more plays per roll")),
+        },
+        _ => Err("expected `search` or `decisions:K`".to_string()),
+    }
+}
+
+/// Reads `I/N` with I below N.
+fn parse_shard(s: &str) -> Result<Shard, String> {
+    let (i, n) = s.split_once('/').ok_or("expected I/N, as 0/4")?;
+    match (i.parse::<usize>(), n.parse::<usize>()) {
+        (Ok(index), Ok(count)) if index < count => Ok(Shard { index, count }),
+        _ => Err(format!("{s}: expected I/N with I from 0 to N-1")),
+    }
 }
 
 /// Runs `sheshbesh train`.
 pub fn run(a: TrainArgs) -> Result<()> {
     let command = std::env::args().collect::<Vec<_>>().join(" ");
+    match a.mode {
+        TrainMode::Selfplay(s) => selfplay(s, command),
+        TrainMode::Expert(e) => expert(e, command),
+        TrainMode::Weights { op } => fold(op),
+    }
+}
+
+fn progress(out: &TrainOutput) -> bool {
+    !out.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr())
+}
+
+fn selfplay(a: SelfplayArgs, command: String) -> Result<()> {
     let cfg = TrainConfig {
         seed: a.seed,
         games: a.games,
@@ -186,94 +249,100 @@ pub fn run(a: TrainArgs) -> Result<()> {
         hidden: a.hidden,
         race_hidden: a.race_hidden,
         hidden2: a.hidden2.unwrap_or(0),
-        layout: Layout::from_id(a.layout)
-            .ok_or_else(|| anyhow::anyhow!("bad layout \"{}\": give 2, 3 or 4", a.layout))?,
+        layout: Layout::from_id(a.layout).expect("clap keeps --layout to 2 or 3"),
         shards: a.shards.max(1),
         round_games: a.round_games.max(1),
-        checkpoint: a.checkpoint.clone(),
+        checkpoint: a.out.checkpoint.clone(),
         checkpoint_every: a.checkpoint_every.max(1),
         check_every: a.check_every,
         check_pairs: a.check_pairs,
         resume: !a.fresh,
         command,
-        progress: !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        progress: progress(&a.out),
     };
-    // Folding weights files into one (no training): a run's late
-    // checkpoints averaged, independent runs as one ensemble, or one net
-    // widened to more inputs, given a crashed net or a second layer.
-    if !a.average.is_empty()
-        || !a.ensemble.is_empty()
-        || a.widen.is_some()
-        || a.split_crashed.is_some()
-        || a.deepen.is_some()
-    {
-        use sheshbesh_trainer::checkpoint;
-        let (ev, prov, what) = if let Some(from) = &a.deepen {
-            let units = cfg.hidden2;
-            let (ev, prov) = checkpoint::deepen(from, units, a.seed)?;
-            let what = format!("{} with a second layer of {units} units", from.display());
-            (ev, prov, what)
-        } else if let Some(from) = &a.split_crashed {
-            let (ev, prov) = checkpoint::split_crashed(from)?;
-            (ev, prov, format!("{} with a crashed net", from.display()))
-        } else if let Some(from) = &a.widen {
-            let (ev, prov) = checkpoint::widen(from, cfg.layout)?;
-            (
-                ev,
-                prov,
-                format!("{} widened to layout {}", from.display(), a.layout),
-            )
-        } else if a.average.is_empty() {
-            let (ev, prov) = checkpoint::ensemble(&a.ensemble)?;
-            let what = format!(
-                "ensemble of {} files ({} contact hidden units)",
-                a.ensemble.len(),
-                ev.contact.hidden()
-            );
-            (ev, prov, what)
-        } else {
-            let (ev, prov) = checkpoint::average(&a.average)?;
-            (ev, prov, format!("averaged {} files", a.average.len()))
-        };
-        checkpoint::save(&a.checkpoint, &ev, &prov)?;
-        println!("{what} into {}", a.checkpoint.display());
-        return Ok(());
-    }
-    let (_, prov) = if a.distill_rounds > 0 {
-        let d = DistillConfig {
-            positions: a.distill_positions,
-            ply: a.label_ply,
-            epochs: a.epochs,
-            alpha: a.distill_alpha,
-            alpha_end: a.distill_alpha_end.unwrap_or(a.distill_alpha),
-            explore: 0.1,
-            rollout_trials: a.label_rollouts,
-            truncate: a.label_truncate,
-            teacher: a.teacher.clone(),
-            cache_dir: a.label_cache.clone(),
-            candidates: a.label_candidates,
-            batch: a.fit_batch,
-            games: a.label_games,
-            decisions: a.label_decisions,
-            temperature: a.decision_temperature,
-            anchor: a.decision_anchor,
-        };
-        distill_run(&cfg, &d, a.distill_rounds)?
-    } else {
-        train(&cfg)?
+    let (_, prov) = train(&cfg)?;
+    report(&a.out, &prov)
+}
+
+fn expert(a: ExpertArgs, command: String) -> Result<()> {
+    // The self-play settings do not apply: expert iteration starts from
+    // the checkpoint's nets and keeps their shape.
+    let cfg = TrainConfig {
+        seed: a.seed,
+        games: 0,
+        lambda: 0.0,
+        schedule: Schedule {
+            start: a.alpha,
+            end: a.alpha,
+            half_life: 1.0,
+        },
+        hidden: 0,
+        race_hidden: 0,
+        hidden2: 0,
+        layout: Layout::V3,
+        shards: 1,
+        round_games: 1,
+        checkpoint: a.out.checkpoint.clone(),
+        checkpoint_every: 1,
+        check_every: 0,
+        check_pairs: a.check_pairs,
+        resume: true,
+        command,
+        progress: progress(&a.out),
     };
-    if a.json {
+    let d = ExpertConfig {
+        labels: a.labels,
+        positions: a.positions,
+        ply: a.ply,
+        epochs: a.epochs,
+        alpha: a.alpha,
+        alpha_end: a.alpha_end.unwrap_or(a.alpha),
+        explore: 0.1,
+        teacher: a.teacher,
+        cache_dir: a.cache,
+        shard: a.shard.unwrap_or(Shard::ALL),
+        batch: a.batch,
+        temperature: a.temperature,
+        anchor: a.anchor,
+    };
+    let (_, prov) = expert_run(&cfg, &d, a.rounds)?;
+    report(&a.out, &prov)
+}
+
+fn report(out: &TrainOutput, prov: &Provenance) -> Result<()> {
+    if out.json {
         println!(
             "{}",
-            json!({"checkpoint": a.checkpoint, "games": prov.games, "seconds": prov.seconds, "checks": prov.checks})
+            json!({"checkpoint": out.checkpoint, "games": prov.games, "seconds": prov.seconds, "checks": prov.checks})
         );
     } else {
         println!(
             "trained {} games in {:.0} s; checkpoint {}",
             prov.games,
             prov.seconds,
-            a.checkpoint.display()
+            out.checkpoint.display()
         );
     }
+    Ok(())
+}
+
+fn fold(op: WeightsOp) -> Result<()> {
+    let (ev, prov, what, out) = match op {
+        WeightsOp::Average(f) => {
+            let (ev, prov) = surgery::average(&f.files)?;
+            (ev, prov, format!("averaged {} files", f.files.len()), f.out)
+        }
+        WeightsOp::Ensemble(f) => {
+            let (ev, prov) = surgery::ensemble(&f.files)?;
+            let what = format!(
+                "ensemble of {} files ({} contact hidden units)",
+                f.files.len(),
+                ev.contact.hidden()
+            );
+            (ev, prov, what, f.out)
+        }
+    };
+    checkpoint::save(&out, &ev, &prov)?;
+    println!("{what} into {}", out.display());
     Ok(())
 }

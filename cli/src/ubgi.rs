@@ -14,7 +14,7 @@
 use std::io::{BufRead, Write};
 
 use anyhow::Result;
-use sheshbesh_engine::agent::Agent;
+use sheshbesh_engine::play::agent::Agent;
 
 use crate::protocol::{answer, read_board};
 

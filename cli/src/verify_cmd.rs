@@ -3,8 +3,8 @@
 
 use anyhow::{Context, Result};
 use serde_json::json;
-use sheshbesh_engine::matfile;
-use sheshbesh_engine::verifiable_dice::{check_commitment, check_match, VerifyError};
+use sheshbesh_engine::formats::matfile;
+use sheshbesh_engine::play::verifiable_dice::{check_commitment, check_match, VerifyError};
 
 /// Options of `sheshbesh verify`.
 #[derive(clap::Args, Debug)]

@@ -1,5 +1,5 @@
 //! The game's words in English, and with `--lang he` the Hebrew words
-//! players use beside them (from the rules' sources in `shared/seeds/`).
+//! players use beside them (the words of the Hebrew rules pages `docs/RULES.md` draws on).
 
 /// The language of reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Default)]
@@ -20,8 +20,8 @@ impl Lang {
     }
 
     /// A win of one kind: "single game", "gammon", "backgammon".
-    pub fn win(self, kind: sheshbesh_engine::rules::WinKind) -> String {
-        use sheshbesh_engine::rules::WinKind::*;
+    pub fn win(self, kind: sheshbesh_engine::rules::scoring::WinKind) -> String {
+        use sheshbesh_engine::rules::scoring::WinKind::*;
         match kind {
             Single => "single game".to_string(),
             Gammon => self.with("gammon", "mars, מארס"),
@@ -69,7 +69,7 @@ impl Lang {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sheshbesh_engine::rules::WinKind;
+    use sheshbesh_engine::rules::scoring::WinKind;
     use sheshbesh_engine::Dice;
 
     #[test]

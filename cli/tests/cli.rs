@@ -1,4 +1,4 @@
-//! The command-line contract of shared/CLI.md, exercised on the binary.
+//! The command-line contract of docs/CLI.md, exercised on the binary.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -202,7 +202,7 @@ fn eval_reports_probabilities_equities_and_the_cube() {
 
 #[test]
 fn bear_offs_are_valued_exactly() {
-    use sheshbesh_engine::{position_id, Position};
+    use sheshbesh_engine::{formats::position_id, Position};
     // One checker on my 6 point against one on the opponent's ace point: I
     // win with any roll of 6 pips or more, 27 of 36.
     let mut me = [0u8; 24];
@@ -252,6 +252,7 @@ fn a_tiny_training_run_writes_weights_that_load() {
     let tiny = |path: &str, extra: &[&str]| {
         let mut args = vec![
             "train",
+            "selfplay",
             "--checkpoint",
             path,
             "--games",
@@ -277,98 +278,84 @@ fn a_tiny_training_run_writes_weights_that_load() {
     let both = dir.join("both.weights");
     let (other_s, both_s) = (other.to_str().unwrap(), both.to_str().unwrap());
     assert_eq!(tiny(other_s, &["--seed", "2"]).0, 0);
-    let (code, out, err) =
-        sheshbesh(&["train", "--checkpoint", both_s, "--ensemble", ck_s, other_s]);
+    let fold = |op: &str, files: &[&str], out: &str| {
+        let mut args = vec!["train", "weights", op];
+        args.extend_from_slice(files);
+        args.extend_from_slice(&["--out", out]);
+        sheshbesh(&args)
+    };
+    let (code, out, err) = fold("ensemble", &[ck_s, other_s], both_s);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("64 contact hidden units"), "{out}");
     let (code, out, err) = sheshbesh(&["eval", "start", "--weights", both_s, "--json"]);
     assert_eq!(code, 0, "{err}");
     let win = json_of(&out)["probs"][0].as_f64().unwrap();
     assert!(win > 0.0 && win < 1.0, "{out}");
-    let (code, _, err) = sheshbesh(&["train", "--checkpoint", both_s, "--ensemble", ck_s]);
-    assert_ne!(code, 0, "one file is no ensemble");
-    assert!(err.contains("ensemble"), "{err}");
-    // Widened to more inputs, the net plays as before.
-    let wide = dir.join("wide.weights");
-    let wide_s = wide.to_str().unwrap();
-    let widen = |to: &str, from: &str, layout: &str| {
-        sheshbesh(&[
-            "train",
-            "--checkpoint",
-            to,
-            "--widen",
-            from,
-            "--layout",
-            layout,
-        ])
-    };
-    let (code, out, err) = widen(wide_s, both_s, "4");
+    let (code, _, _) = fold("ensemble", &[ck_s], both_s);
+    assert_eq!(code, 2, "one file is no ensemble");
+    let mean = dir.join("mean.weights");
+    let (code, out, err) = fold("average", &[ck_s, other_s], mean.to_str().unwrap());
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("widened to layout 4"), "{out}");
-    let (code, out, err) = sheshbesh(&["eval", "start", "--weights", wide_s, "--json"]);
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(json_of(&out)["probs"][0].as_f64().unwrap(), win);
-    let (code, _, err) = widen(both_s, wide_s, "3");
-    assert_ne!(code, 0, "layout 3 does not extend layout 4");
-    assert!(err.contains("does not extend"), "{err}");
-    // A crashed net split from the contact net plays as before too.
-    let split = dir.join("split.weights");
-    let split_s = split.to_str().unwrap();
-    let (code, out, err) =
-        sheshbesh(&["train", "--checkpoint", split_s, "--split-crashed", wide_s]);
-    assert_eq!(code, 0, "{err}");
-    assert!(out.contains("with a crashed net"), "{out}");
-    let crashed = "4M8PAAybAQAAAA";
-    let (_, a, _) = sheshbesh(&["eval", crashed, "--weights", wide_s, "--json"]);
-    let (code, b, err) = sheshbesh(&["eval", crashed, "--weights", split_s, "--json"]);
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(json_of(&a)["probs"], json_of(&b)["probs"]);
-    let (code, _, err) = sheshbesh(&["train", "--checkpoint", wide_s, "--split-crashed", split_s]);
-    assert_ne!(code, 0);
-    assert!(err.contains("already has a crashed net"), "{err}");
-    // A second hidden layer starts silent: the same play, and training on
-    // from it works.
+    assert!(out.contains("averaged 2 files"), "{out}");
+    // A new run with a second hidden layer trains and evaluates.
     let deep = dir.join("deep.weights");
     let deep_s = deep.to_str().unwrap();
-    let deepen = |units: &str| {
-        sheshbesh(&[
-            "train",
-            "--checkpoint",
-            deep_s,
-            "--deepen",
-            split_s,
-            "--hidden2",
-            units,
-        ])
-    };
-    let (code, _, err) = deepen("12");
+    let (code, _, err) = tiny(deep_s, &["--hidden2", "12"]);
     assert_ne!(code, 0, "12 is not a multiple of 8");
     assert!(err.contains("multiple of 8"), "{err}");
-    let (code, out, err) = deepen("16");
+    let (code, out, err) = tiny(deep_s, &["--hidden2", "16", "--fresh", "--json"]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("second layer of 16 units"), "{out}");
-    let (code, c, err) = sheshbesh(&["eval", crashed, "--weights", deep_s, "--json"]);
+    assert_eq!(json_of(&out)["games"], 64);
+    // A round of expert iteration on decisions labels, fits and checks.
+    let cache = dir.join("labels");
+    let expert = |extra: &[&str]| {
+        let mut args = vec![
+            "train",
+            "expert",
+            "--checkpoint",
+            ck_s,
+            "--labels",
+            "decisions:4",
+            "--ply",
+            "1",
+            "--positions",
+            "40",
+            "--epochs",
+            "2",
+            "--batch",
+            "16",
+            "--alpha",
+            "0.0003",
+            "--check-pairs",
+            "10",
+            "--cache",
+            cache.to_str().unwrap(),
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        sheshbesh(&args)
+    };
+    let (_, before, _) = sheshbesh(&["eval", "start", "--weights", ck_s, "--json"]);
+    let (code, _, err) = expert(&["--json"]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(json_of(&b)["probs"], json_of(&c)["probs"]);
-    let (code, out, err) = sheshbesh(&[
-        "train",
-        "--checkpoint",
-        deep_s,
-        "--games",
-        "512",
-        "--check-every",
-        "0",
-        "--quiet",
-        "--json",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(json_of(&out)["games"], 512);
-    let (_, d, _) = sheshbesh(&["eval", crashed, "--weights", deep_s, "--json"]);
+    assert!(err.contains("\"held_out_regret\""), "{err}");
+    assert!(cache.join("round-1.decisions").exists());
+    let (_, after, _) = sheshbesh(&["eval", "start", "--weights", ck_s, "--json"]);
     assert_ne!(
-        json_of(&c)["probs"],
-        json_of(&d)["probs"],
-        "training moved it"
+        json_of(&before)["probs"],
+        json_of(&after)["probs"],
+        "the fit moved it"
     );
+    // Impossible combinations are refused by the parser, naming the flag.
+    let (code, _, err) = sheshbesh(&["train", "expert", "--labels", "rollouts:5"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--labels"), "{err}");
+    let (code, _, err) = sheshbesh(&["train", "expert", "--labels", "search", "--shard", "0/2"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--cache"), "{err}");
+    let (code, out, _) = sheshbesh(&["train", "--help"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("selfplay") && out.contains("expert") && out.contains("weights"));
     // A damaged file is refused with a reason.
     let mut bytes = std::fs::read(&ck).unwrap();
     let n = bytes.len();
@@ -585,15 +572,11 @@ fn annotate_batch_reports_every_file_and_writes_html() {
 
 #[test]
 fn annotate_reads_sgf_like_mat() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/matches");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/matches");
     let (mat, sgf) = (
         dir.join("20_gnubg108_charlot1-charlot2_7p.mat"),
         dir.join("21_gnubg108_charlot1-charlot2_7p_analysed.sgf"),
     );
-    if !mat.exists() || !sgf.exists() {
-        eprintln!("skipped: {} is absent", dir.display());
-        return;
-    }
     let run = |f: &std::path::Path| {
         let (code, out, err) =
             sheshbesh(&["annotate", f.to_str().unwrap(), "--ply", "0", "--json"]);
@@ -625,11 +608,7 @@ fn annotate_bad_input_names_file_and_line() {
 
 #[test]
 fn annotate_every_real_match_file() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/matches");
-    if !dir.exists() {
-        eprintln!("skipped: {} is absent", dir.display());
-        return;
-    }
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/matches");
     let (_, out, _) = sheshbesh(&["annotate", dir.to_str().unwrap(), "--ply", "0", "--json"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let mut n = 0;

@@ -1,10 +1,12 @@
-//! gnubg's own ID test vectors (`data/ids/`, copied from shared/): Position
+//! gnubg's own ID test vectors (`data/ids/`, gnubg 1.07's output; see `docs/FORMATS.md`): Position
 //! IDs, Match IDs (with the Jacoby bit), FIBS boards and XGIDs, each decoded
 //! and re-encoded.
 
 use serde_json::Value;
-use sheshbesh_engine::match_state::{CubeState, GameState, MatchState, Player};
-use sheshbesh_engine::{fibs, match_id, position_id, xgid, Dice, Position};
+use sheshbesh_engine::rules::match_state::{CubeState, GameState, MatchState, Player};
+use sheshbesh_engine::{
+    formats::fibs, formats::match_id, formats::position_id, formats::xgid, Dice, Position,
+};
 
 fn load(name: &str) -> Vec<Value> {
     let path = format!("{}/../data/ids/{name}", env!("CARGO_MANIFEST_DIR"));

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader};
 
 use flate2::read::GzDecoder;
-use sheshbesh_engine::{movegen, position_id, Dice, MoveList};
+use sheshbesh_engine::{formats::position_id, rules::movegen, Dice, MoveList};
 
 const FIXTURE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),

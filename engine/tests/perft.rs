@@ -2,7 +2,7 @@
 //! opening. Any change to these numbers is a functional change of move
 //! generation and must be explained.
 
-use sheshbesh_engine::perft::distinct_positions;
+use sheshbesh_engine::rules::perft::distinct_positions;
 
 #[test]
 fn signature_is_stable() {

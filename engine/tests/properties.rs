@@ -2,7 +2,10 @@
 //! maximal dice, and parsers that never panic on any input.
 
 use proptest::prelude::*;
-use sheshbesh_engine::{fibs, match_id, movegen, notation, position_id, xgid, Dice, Position};
+use sheshbesh_engine::{
+    formats::fibs, formats::match_id, formats::notation, formats::position_id, formats::xgid,
+    rules::movegen, Dice, Position,
+};
 
 /// A random legal position: each side's 15 checkers scattered over its bar,
 /// points and tray without sharing a point with the other side.

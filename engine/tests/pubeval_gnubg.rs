@@ -4,7 +4,7 @@
 use std::io::{BufRead, BufReader};
 
 use flate2::read::GzDecoder;
-use sheshbesh_engine::{movegen, position_id, pubeval, Dice};
+use sheshbesh_engine::{evaluation::pubeval, formats::position_id, rules::movegen, Dice};
 
 #[test]
 fn pubeval_picks_gnubgs_play() {

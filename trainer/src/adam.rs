@@ -7,9 +7,10 @@
 //! rarely-used weights (an input seen in few positions) and small ones along
 //! the busy ones.
 
-use sheshbesh_engine::evaluator::{NetEvaluator, Phase};
-use sheshbesh_engine::inputs::SparseInputs;
-use sheshbesh_engine::net::{Gradient, Net};
+use crate::backprop::{self, parameters_mut, Gradient};
+use sheshbesh_engine::evaluation::evaluator::{NetEvaluator, Phase};
+use sheshbesh_engine::evaluation::inputs::SparseInputs;
+use sheshbesh_engine::evaluation::net::Net;
 use sheshbesh_engine::Probs;
 
 /// The optimizer's state for one net.
@@ -46,8 +47,7 @@ impl Adam {
         let c1 = 1.0 - BETA1.powi(self.steps);
         let c2 = 1.0 - BETA2.powi(self.steps);
         let rate = alpha * c2.sqrt() / c1;
-        for (((w, g), m), v) in net
-            .parameters_mut()
+        for (((w, g), m), v) in parameters_mut(net)
             .into_iter()
             .zip(&grad.0)
             .zip(&mut self.m.0)
@@ -89,14 +89,8 @@ impl BatchFit {
         phase: Phase,
         x: &SparseInputs,
         target: &Probs,
-        act: &mut sheshbesh_engine::net::Activations,
+        act: &mut sheshbesh_engine::evaluation::net::Activations,
     ) -> Probs {
-        // Crashed positions share the contact net unless there is a crashed
-        // net: one state per net, not per phase.
-        let phase = match phase {
-            Phase::Crashed if ev.crashed.is_none() => Phase::Contact,
-            p => p,
-        };
         let net = ev.net_mut(phase);
         let k = match self.nets.iter().position(|n| n.phase == phase) {
             Some(k) => k,
@@ -112,7 +106,7 @@ impl BatchFit {
         };
         let n = &mut self.nets[k];
         n.count += 1;
-        net.backward(x, target, act, &mut n.grad)
+        backprop::backward(net, x, target, act, &mut n.grad)
     }
 
     /// Steps every net that had positions in the batch, at rate `alpha`,
@@ -131,18 +125,25 @@ mod tests {
     use super::*;
     use rand::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;
-    use sheshbesh_engine::inputs::SparseInputs;
-    use sheshbesh_engine::movegen::{generate, MoveList};
+    use sheshbesh_engine::evaluation::inputs::SparseInputs;
+    use sheshbesh_engine::rules::movegen::{generate, MoveList};
     use sheshbesh_engine::{Dice, Position, Probs};
 
     #[test]
     fn adam_fits_a_few_targets_closely() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(4);
-        let mut net = Net::random(sheshbesh_engine::inputs::INPUTS, 32, &mut rng);
+        let mut net = Net::random(
+            sheshbesh_engine::evaluation::inputs::Layout::V2.inputs(),
+            32,
+            &mut rng,
+        );
         let mut list = MoveList::new();
         generate(&Position::start(), Dice::new(3, 1).unwrap(), &mut list);
         let positions = [Position::start(), list.as_slice()[0].position.swapped()];
-        let xs: Vec<SparseInputs> = positions.iter().map(SparseInputs::encode).collect();
+        let xs: Vec<SparseInputs> = positions
+            .iter()
+            .map(|p| SparseInputs::encode(p, sheshbesh_engine::evaluation::inputs::Layout::V2))
+            .collect();
         let targets = [
             Probs([0.7, 0.2, 0.01, 0.1, 0.01]),
             Probs([0.4, 0.1, 0.02, 0.3, 0.05]),
@@ -160,7 +161,7 @@ mod tests {
         for _ in 0..300 {
             grad.clear();
             for (x, t) in xs.iter().zip(&targets) {
-                net.backward(x, t, &mut act, &mut grad);
+                backprop::backward(&mut net, x, t, &mut act, &mut grad);
             }
             adam.step(&mut net, &grad, xs.len(), 0.01);
         }

@@ -12,16 +12,16 @@
 use std::path::Path;
 
 use crate::adam::BatchFit;
-use crate::distill::{best_plays_of_a_roll, FitPass};
+use crate::labels::{best_plays_of_a_roll, FitPass, LabelLines, HELD_OUT};
 use anyhow::{Context, Result};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use sheshbesh_engine::evaluator::{final_result, Evaluator, NetEvaluator, Phase};
-use sheshbesh_engine::inputs::SparseInputs;
-use sheshbesh_engine::net::Activations;
-use sheshbesh_engine::search::{MoveFilter, Ply};
-use sheshbesh_engine::{position_id, Position, Probs};
+use sheshbesh_engine::evaluation::evaluator::{final_result, Evaluator, NetEvaluator, Phase};
+use sheshbesh_engine::evaluation::inputs::SparseInputs;
+use sheshbesh_engine::evaluation::net::Activations;
+use sheshbesh_engine::search::ply::{MoveFilter, Ply};
+use sheshbesh_engine::{formats::position_id, Position, Probs};
 
 /// One play of a decision.
 #[derive(Clone, Debug, PartialEq)]
@@ -41,12 +41,12 @@ pub struct Choice {
 
 /// The best plays of one roll, as the search values them.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Decision {
+pub struct DecisionLabel {
     /// At least two plays.
     pub choices: Vec<Choice>,
 }
 
-impl Decision {
+impl DecisionLabel {
     /// The search's regret of play `i`: how much less it is worth than the
     /// search's best.
     fn regret(&self, i: usize) -> f32 {
@@ -60,18 +60,20 @@ impl Decision {
 }
 
 /// The decisions of one roll of each position: a roll drawn from `seed`
-/// and the position's index, the best plays at 0-ply within `filter`, each
+/// and the position's index in the whole sample (`first` is the index of
+/// `positions[0]`), the best plays at 0-ply within `filter`, each
 /// valued by a `ply`-ply search. Rolls with a single play within the filter
 /// teach nothing and are left out.
 pub fn label(
     ev: &NetEvaluator,
     positions: &[Position],
+    first: usize,
     filter: MoveFilter,
     ply: u32,
     seed: u64,
-) -> Vec<Decision> {
+) -> Vec<DecisionLabel> {
     let search = Ply::new(ev, ply);
-    best_plays_of_a_roll(ev, positions, seed ^ 0xDEC1, filter, |plays| {
+    best_plays_of_a_roll(ev, positions, first, seed ^ 0xDEC1, filter, |plays| {
         if plays.len() < 2 {
             return None;
         }
@@ -98,7 +100,7 @@ pub fn label(
                 }
             })
             .collect();
-        Some(Decision { choices })
+        Some(DecisionLabel { choices })
     })
     .into_iter()
     .flatten()
@@ -132,7 +134,7 @@ const D_EQUITY: [f32; 5] = [-2.0, -1.0, -1.0, 1.0, 1.0];
 /// the plays' inputs into `xs`; returns the play the nets choose.
 fn net_choice(
     ev: &NetEvaluator,
-    d: &Decision,
+    d: &DecisionLabel,
     act: &mut Activations,
     (xs, outs, eq): (&mut Vec<SparseInputs>, &mut Vec<Probs>, &mut Vec<f32>),
 ) -> usize {
@@ -157,19 +159,19 @@ fn net_choice(
 }
 
 /// Fits the nets so that their 0-ply choices follow the search's values.
-/// A [`crate::distill::HELD_OUT`] share is never fitted; returns the
+/// A [`HELD_OUT`] share is never fitted; returns the
 /// search's mean regret of the nets' choices before the fit (pass 0) and
 /// after each pass.
 pub fn fit(
     ev: &mut NetEvaluator,
-    decisions: &[Decision],
+    decisions: &[DecisionLabel],
     cfg: &DecisionFit,
     seed: u64,
 ) -> Vec<FitPass> {
     let mut order: Vec<usize> = (0..decisions.len()).collect();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     order.shuffle(&mut rng);
-    let held = (decisions.len() as f64 * crate::distill::HELD_OUT) as usize;
+    let held = (decisions.len() as f64 * HELD_OUT) as usize;
     let (held, mut order) = (order[..held].to_vec(), order[held..].to_vec());
     let mut act = ev.contact.activations();
     let mut nets = BatchFit::default();
@@ -241,7 +243,7 @@ pub fn fit(
 /// Decisions as lines: per play, its board's Position ID, `-` or the fixed
 /// value, the search's equity and the anchor's five probabilities, the
 /// plays separated by `;`.
-fn text(decisions: &[Decision]) -> String {
+fn text(decisions: &[DecisionLabel]) -> String {
     let mut out = String::with_capacity(decisions.len() * 400);
     for d in decisions {
         let plays: Vec<String> = d
@@ -269,24 +271,34 @@ fn text(decisions: &[Decision]) -> String {
 }
 
 /// Writes decisions atomically.
-pub fn save(path: &Path, decisions: &[Decision]) -> Result<()> {
-    crate::distill::save_labels(path, &text(decisions))
+pub fn save(path: &Path, decisions: &[DecisionLabel]) -> Result<()> {
+    crate::labels::save_labels(path, &text(decisions))
 }
 
 /// Reads decisions written by [`save`]; a malformed line is an error
 /// naming the file and the line.
-pub fn load(path: &Path) -> Result<Vec<Decision>> {
-    crate::distill::load_labels(path, parse)
+pub fn load(path: &Path) -> Result<Vec<DecisionLabel>> {
+    crate::labels::load_labels(path, parse)
 }
 
-fn parse(line: &str) -> Result<Decision> {
+impl LabelLines for DecisionLabel {
+    fn text(items: &[DecisionLabel]) -> String {
+        text(items)
+    }
+
+    fn parse(line: &str) -> Result<DecisionLabel> {
+        parse(line)
+    }
+}
+
+fn parse(line: &str) -> Result<DecisionLabel> {
     let choices = line
         .split(';')
         .enumerate()
         .map(|(k, play)| parse_choice(play).with_context(|| format!("play {}", k + 1)))
         .collect::<Result<Vec<_>>>()?;
     anyhow::ensure!(choices.len() >= 2, "a decision needs at least two plays");
-    Ok(Decision { choices })
+    Ok(DecisionLabel { choices })
 }
 
 fn parse_choice(play: &str) -> Result<Choice> {
@@ -328,18 +340,18 @@ fn parse_choice(play: &str) -> Result<Choice> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::distill::sample;
-    use sheshbesh_engine::inputs::Layout;
+    use crate::labels::sample;
+    use sheshbesh_engine::evaluation::inputs::Layout;
     use std::fs;
 
-    fn decisions(ev: &NetEvaluator) -> Vec<Decision> {
+    fn decisions(ev: &NetEvaluator) -> Vec<DecisionLabel> {
         let positions = sample(ev, 60, 0.0, 6);
-        label(ev, &positions, MoveFilter::ROOT, 1, 7)
+        label(ev, &positions, 0, MoveFilter::ROOT, 1, 7)
     }
 
     #[test]
     fn decisions_are_the_best_plays_of_a_roll_valued_by_the_search() {
-        let ev = crate::train::fresh(3, 32, 32, Layout::DEFAULT);
+        let ev = crate::train::fresh(3, 32, 32, Layout::V2);
         let all = decisions(&ev);
         assert!(all.len() > 20, "{}", all.len());
         assert_eq!(all, decisions(&ev));
@@ -363,7 +375,7 @@ mod tests {
 
     #[test]
     fn decisions_round_trip_through_their_file_and_bad_lines_are_named() {
-        let ev = crate::train::fresh(3, 32, 32, Layout::DEFAULT);
+        let ev = crate::train::fresh(3, 32, 32, Layout::V2);
         let all = decisions(&ev);
         let dir = std::env::temp_dir().join(format!("shb-decisions-{}", std::process::id()));
         let path = dir.join("round-1.decisions");
@@ -386,7 +398,7 @@ mod tests {
 
     #[test]
     fn the_fit_lowers_the_regret_of_the_nets_choices() {
-        let mut ev = crate::train::fresh(3, 32, 32, Layout::DEFAULT);
+        let mut ev = crate::train::fresh(3, 32, 32, Layout::V2);
         let all = decisions(&ev);
         let cfg = DecisionFit {
             epochs: 12,

@@ -1,14 +1,29 @@
 //! # sheshbesh-trainer
 //!
-//! Self-play training of Sheshbesh's networks: TD(lambda) on games the net
-//! plays against itself ([`selfplay`]), run in parallel rounds with
-//! checkpoints and periodic strength checks ([`train`]). Nothing here
-//! learns from another engine: every target comes from our own play.
+//! Teaches Sheshbesh's networks from our own play only: no target comes
+//! from another engine.
+//!
+//! - [`selfplay`]: TD(lambda) on games the nets play against themselves,
+//!   run by [`train`] in parallel rounds with checkpoints and periodic
+//!   strength checks;
+//! - expert iteration ([`expert`]): positions sampled from self-play
+//!   ([`labels`]), labelled by our own deeper search (their values, or
+//!   whole decisions: [`decisions`]), fitted by plain descent or [`adam`];
+//! - [`backprop`]: the backward pass the engine's inference-only nets
+//!   lack; [`surgery`]: nets made from nets (ensembles, averages, a second
+//!   hidden layer); [`checkpoint`]: weights files with their training
+//!   record; [`schedule`]: learning rates.
+//!
+//! The `sheshbesh train` subcommands drive these; `weights/README.md`
+//! records what each was used for and what it measured.
 
 pub mod adam;
+pub mod backprop;
 pub mod checkpoint;
 pub mod decisions;
-pub mod distill;
+pub mod expert;
+pub mod labels;
 pub mod schedule;
 pub mod selfplay;
+pub mod surgery;
 pub mod train;

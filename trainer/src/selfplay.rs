@@ -11,9 +11,9 @@
 
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use sheshbesh_engine::evaluator::{best_candidate, NetEvaluator, Phase};
-use sheshbesh_engine::inputs::SparseInputs;
-use sheshbesh_engine::movegen::{generate, MoveList};
+use sheshbesh_engine::evaluation::evaluator::{best_candidate, Evaluator, NetEvaluator, Phase};
+use sheshbesh_engine::evaluation::inputs::SparseInputs;
+use sheshbesh_engine::rules::movegen::{generate, MoveList};
 use sheshbesh_engine::{Dice, Position, Probs};
 
 /// What one game taught.
@@ -31,7 +31,7 @@ pub struct Scratch {
     list: MoveList,
     values: Vec<Probs>,
     steps: Vec<(Phase, SparseInputs, Probs)>,
-    act: Option<sheshbesh_engine::net::Activations>,
+    act: Option<sheshbesh_engine::evaluation::net::Activations>,
 }
 
 fn encoded(ev: &NetEvaluator, pos: &Position) -> SparseInputs {
@@ -92,7 +92,7 @@ pub fn play_and_learn(
     let act = s.act.get_or_insert_with(|| ev.contact.activations());
     let mut stats = GameStats::default();
     for (phase, x, target) in &s.steps {
-        let before = ev.net_mut(*phase).train(x, target, alpha, act);
+        let before = crate::backprop::train(ev.net_mut(*phase), x, target, alpha, act);
         stats.sq_error += f64::from((before.win() - target.win()).powi(2));
         stats.plies += 1;
     }

@@ -24,14 +24,15 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use sheshbesh_engine::bearoff;
-use sheshbesh_engine::duel::{duel_parallel, Pubeval};
-use sheshbesh_engine::evaluator::{Greedy, NetEvaluator};
-use sheshbesh_engine::inputs::Layout;
-use sheshbesh_engine::net::Net;
+use sheshbesh_engine::analysis::duel::duel_parallel;
+use sheshbesh_engine::evaluation::bearoff;
+use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
+use sheshbesh_engine::evaluation::inputs::Layout;
+use sheshbesh_engine::evaluation::net::Net;
+use sheshbesh_engine::search::chooser::{Greedy, Pubeval};
 
 use crate::checkpoint::{self, Check, Provenance};
-use crate::distill::{self, DistillConfig};
+use crate::expert::{self, ExpertConfig, LabelSource};
 use crate::schedule::Schedule;
 use crate::selfplay::{play_and_learn, Scratch};
 
@@ -89,7 +90,6 @@ pub fn fresh(seed: u64, hidden: usize, race_hidden: usize, layout: Layout) -> Ne
     NetEvaluator {
         contact: Net::random(layout.inputs(), hidden, &mut rng),
         race: Net::random(layout.inputs(), race_hidden, &mut rng),
-        crashed: None,
         bearoff: None,
         layout,
     }
@@ -138,7 +138,7 @@ pub fn train(cfg: &TrainConfig) -> Result<(NetEvaluator, Provenance)> {
         let mut ev = fresh(cfg.seed, cfg.hidden, cfg.race_hidden, cfg.layout);
         if cfg.hidden2 > 0 {
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(cfg.seed ^ 0x2);
-            checkpoint::deepen_nets(&mut ev, cfg.hidden2, &mut rng)?;
+            crate::surgery::add_second_layer(&mut ev, cfg.hidden2, &mut rng)?;
         }
         (ev, Provenance::new(&cfg.command, cfg.seed))
     };
@@ -184,7 +184,7 @@ pub fn train(cfg: &TrainConfig) -> Result<(NetEvaluator, Provenance)> {
             })
             .collect();
         for (local, e, n) in &results {
-            ev.add_delta(local, &base, 1.0);
+            crate::surgery::add_delta_all(&mut ev, local, &base, 1.0);
             sq += e;
             plies += n;
         }
@@ -225,10 +225,12 @@ fn round5(xs: impl Iterator<Item = f64>) -> Vec<f64> {
 }
 
 /// Expert iteration from the checkpoint: `rounds` more rounds of
-/// [`distill::round`], each followed by a strength check and a checkpoint.
-pub fn distill_run(
+/// [`expert::round`], each followed by a strength check and a checkpoint.
+/// A run that labelled its shard while other shards' pieces are missing
+/// stops there, fitting nothing and leaving the checkpoint as it was.
+pub fn expert_run(
     cfg: &TrainConfig,
-    d: &DistillConfig,
+    d: &ExpertConfig,
     rounds: u64,
 ) -> Result<(NetEvaluator, Provenance)> {
     let (ev, prov) = checkpoint::load(&cfg.checkpoint)
@@ -254,12 +256,24 @@ pub fn distill_run(
             .cache_dir
             .as_ref()
             .map(|dir| dir.join(format!("round-{}.labels", prov.distill_rounds + 1)));
-        let rmse = distill::round(&mut ev, teacher.as_ref(), d, seed, cache.as_deref())?;
+        let Some(rmse) = expert::round(&mut ev, teacher.as_ref(), d, seed, cache.as_deref())?
+        else {
+            eprintln!(
+                "{{\"round\":{},\"shard\":{},\"shards\":{},\"labelled\":true,\"fitted\":false}}",
+                prov.distill_rounds + 1,
+                d.shard.index,
+                d.shard.count
+            );
+            break;
+        };
         prov.distill_rounds += 1;
         prov.seconds = seconds_before + start.elapsed().as_secs_f64();
         let (c, p) = checks(&ev, &previous, cfg.check_pairs, prov.games);
         // Value labels are fitted by their error, decisions by their regret.
-        let measure = if d.decisions > 0 { "regret" } else { "rmse" };
+        let measure = match d.labels {
+            LabelSource::Search => "rmse",
+            LabelSource::Decisions { .. } => "regret",
+        };
         eprintln!(
             "{{\"round\":{},\"seconds\":{:.0},\"fit_{measure}\":{:?},\"held_out_{measure}\":{:?},\"pubeval\":[{:.4},{:.4}],\"previous\":[{:.4},{:.4}]}}",
             prov.distill_rounds, prov.seconds, round5(rmse.iter().map(|p| p.fitted)), round5(rmse.iter().map(|p| p.held_out)), c.ppg, c.se, p.ppg, p.se
@@ -288,7 +302,7 @@ mod tests {
             hidden: 32,
             race_hidden: 32,
             hidden2: 0,
-            layout: Layout::DEFAULT,
+            layout: Layout::V2,
             shards: 2,
             round_games: 2,
             checkpoint: path,
@@ -315,13 +329,9 @@ mod tests {
 
     #[test]
     fn a_short_run_learns_to_beat_random_play_in_every_layout_and_depth() {
-        use sheshbesh_engine::duel::{duel, RandomPlayer};
-        let shapes = [
-            (Layout::V2, 0),
-            (Layout::V3, 0),
-            (Layout::V4, 0),
-            (Layout::V3, 16),
-        ];
+        use sheshbesh_engine::analysis::duel::duel;
+        use sheshbesh_engine::search::chooser::RandomPlayer;
+        let shapes = [(Layout::V2, 0), (Layout::V3, 0), (Layout::V3, 16)];
         for (layout, hidden2) in shapes {
             let dir = std::env::temp_dir().join(format!(
                 "shb-train2-{}-{}-{hidden2}",

@@ -1,0 +1,211 @@
+//! `sheshbesh hint`, `eval` and `cube`: the commands that judge one
+//! position (ranked plays, outcome probabilities and equities, the cube
+//! decision) at any ply.
+
+use anyhow::{bail, Result};
+use serde_json::{json, Value};
+use sheshbesh_engine::cube::decision::{cube_decision, owner_of};
+use sheshbesh_engine::cube::money::{self, Owner};
+use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
+use sheshbesh_engine::search::ply::{rank_moves, MoveFilter};
+use sheshbesh_engine::{formats::position_id, Probs};
+
+use crate::commands::{input_of, run};
+use crate::input::{dice_for, Input};
+use crate::Output;
+
+const MAX_PLY: u32 = 4;
+
+fn check_ply(ply: u32) -> Result<()> {
+    if ply > MAX_PLY {
+        bail!("bad ply \"{ply}\": give 0 to {MAX_PLY}");
+    }
+    Ok(())
+}
+
+fn probs_json(p: &Probs) -> Value {
+    json!(p
+        .0
+        .iter()
+        .map(|&x| (f64::from(x) * 1e6).round() / 1e6)
+        .collect::<Vec<_>>())
+}
+
+fn round(x: f32) -> f64 {
+    (f64::from(x) * 1e6).round() / 1e6
+}
+
+fn probs_text(p: &Probs) -> String {
+    let [w, wg, wbg, lg, lbg] = p.0;
+    format!(
+        "win {:.1}% (g {:.1}%, bg {:.1}%)  lose {:.1}% (g {:.1}%, bg {:.1}%)",
+        100.0 * w,
+        100.0 * wg,
+        100.0 * wbg,
+        100.0 * (1.0 - w),
+        100.0 * lg,
+        100.0 * lbg
+    )
+}
+
+/// `sheshbesh hint`.
+pub fn hint(
+    ev: &NetEvaluator,
+    position: Option<&str>,
+    dice: Option<&str>,
+    ply: u32,
+    out: Output,
+) -> Result<()> {
+    check_ply(ply)?;
+    run(vec![position, dice], out, |parts| {
+        let input = input_of(parts, 2)?;
+        let dice = dice_for(&input, parts.get(1).copied())?;
+        let ranked = rank_moves(ev, &input.position, dice, ply, MoveFilter::ROOT);
+        let best = ranked[0].probs.equity();
+        let moves: Vec<Value> = ranked
+            .iter()
+            .map(|r| {
+                json!({
+                    "move": r.candidate.mv.to_string(),
+                    "position_id": position_id::encode(&r.candidate.position.swapped()),
+                    "probs": probs_json(&r.probs),
+                    "equity": round(r.probs.equity()),
+                    "ply": r.ply,
+                })
+            })
+            .collect();
+        let mut text = format!(
+            "{} play{} for {dice}:",
+            ranked.len(),
+            if ranked.len() == 1 { "" } else { "s" }
+        );
+        for (i, r) in ranked.iter().enumerate() {
+            let name = if r.candidate.mv.is_empty() {
+                "(no legal move)".to_string()
+            } else {
+                r.candidate.mv.to_string()
+            };
+            let diff = if i == 0 {
+                String::new()
+            } else {
+                format!("({:+.3})", r.probs.equity() - best)
+            };
+            text.push_str(&format!(
+                "\n{:>3}. {}-ply {name:<22} {:+.3} {diff:>9}  {}",
+                i + 1,
+                r.ply,
+                r.probs.equity(),
+                probs_text(&r.probs)
+            ));
+        }
+        let v = json!({
+            "position_id": position_id::encode(&input.position),
+            "dice": dice.to_string(),
+            "ply": ply,
+            "moves": moves,
+        });
+        Ok((v, text))
+    })
+}
+
+/// Probabilities at `ply` and the cube decision: money by Janowski's
+/// formulas at the leaves of a cubeful `ply`-ply search, match play by the
+/// live-cube MWC model on Kazaross-XG2 applied to the `ply`-ply
+/// probabilities.
+pub struct CubeAnalysis {
+    /// Probabilities for the player on roll.
+    pub probs: Probs,
+    /// The decision.
+    pub decision: money::CubeDecision,
+    /// The doubler already owns the cube.
+    pub redouble: bool,
+    /// Cube efficiency used.
+    pub efficiency: f32,
+    /// Match play (equities are EMG).
+    pub match_play: bool,
+}
+
+/// Analyses the cube of `input` at `ply`.
+pub fn cube_analysis(ev: &NetEvaluator, input: &Input, ply: u32) -> Result<CubeAnalysis> {
+    let pos = input.position;
+    let state = &input.state;
+    let (probs, decision) = cube_decision(ev, &pos, state, ply)?;
+    Ok(CubeAnalysis {
+        probs,
+        decision,
+        redouble: owner_of(state.cube, state.on_roll) == Owner::Me,
+        efficiency: money::efficiency(&pos),
+        match_play: !state.is_money(),
+    })
+}
+
+/// `sheshbesh eval`.
+pub fn eval(ev: &NetEvaluator, position: Option<&str>, ply: u32, out: Output) -> Result<()> {
+    check_ply(ply)?;
+    run(vec![position], out, |parts| {
+        let input = input_of(parts, 1)?;
+        let a = cube_analysis(ev, &input, ply)?;
+        let (p, d) = (a.probs, a.decision);
+        let action = d.action.words(a.redouble);
+        let v = json!({
+            "position_id": position_id::encode(&input.position),
+            "ply": ply,
+            "probs": probs_json(&p),
+            "equity": round(p.equity()),
+            "cubeful": {
+                "no_double": round(d.no_double),
+                "double_take": round(d.double_take),
+                "double_pass": round(d.double_pass),
+            },
+            "cube_action": action,
+            "take_point": round(d.take_point),
+            "cash_point": round(d.cash_point),
+            "cube_efficiency": round(a.efficiency),
+            "match_play": a.match_play,
+        });
+        let unit = if a.match_play { "EMG" } else { "equity" };
+        let text = format!(
+            "{}-ply evaluation for the player on roll\n  {}\n  cubeless equity {:+.3}\n  cubeful {unit}: no double {:+.3}, double/take {:+.3}, double/pass {:+.3}\n  proper cube action: {action}",
+            ply,
+            probs_text(&p),
+            p.equity(),
+            d.no_double,
+            d.double_take,
+            d.double_pass
+        );
+        Ok((v, text))
+    })
+}
+
+/// `sheshbesh cube`.
+pub fn cube_cmd(ev: &NetEvaluator, position: Option<&str>, ply: u32, out: Output) -> Result<()> {
+    check_ply(ply)?;
+    run(vec![position], out, |parts| {
+        let input = input_of(parts, 1)?;
+        let a = cube_analysis(ev, &input, ply)?;
+        let d = a.decision;
+        let action = d.action.words(a.redouble);
+        let v = json!({
+            "position_id": position_id::encode(&input.position),
+            "action": action,
+            "no_double": round(d.no_double),
+            "double_take": round(d.double_take),
+            "double_pass": round(d.double_pass),
+            "take_point": round(d.take_point),
+            "cash_point": round(d.cash_point),
+            "probs": probs_json(&a.probs),
+            "ply": ply,
+            "match_play": a.match_play,
+        });
+        let unit = if a.match_play { "EMG" } else { "equity" };
+        let text = format!(
+            "Cube analysis ({ply}-ply, {unit})\n  no double     {:+.3}\n  double, take  {:+.3}\n  double, pass  {:+.3}\n  take point {:.1}%, cash point {:.1}%\nProper cube action: {action}",
+            d.no_double,
+            d.double_take,
+            d.double_pass,
+            100.0 * d.take_point,
+            100.0 * d.cash_point
+        );
+        Ok((v, text))
+    })
+}

@@ -1,0 +1,871 @@
+//! Match annotation: every checker play and cube decision of a recorded
+//! match, replayed through the rules engine and judged at a chosen search
+//! depth, with marks, luck and per-player statistics as gnubg reports them.
+//!
+//! Units are normalized equity (EMG): in match play the match-winning
+//! chance is mapped linearly so that winning a single game at the current
+//! cube is +1 and losing it -1 (gnubg's EMG); in money play it is the
+//! equity per unit cube. Checker plays compare cubeless values converted to
+//! EMG through the match equity table (money: cubeless equity); cube
+//! decisions use [`cube_decision`]: Janowski's cubeful money equities
+//! searched `ply` deep, or the live-cube match model on Kazaross-XG2.
+
+use crate::cube::decision::{cube_decision, emg, owner_of};
+use crate::cube::met::MetError;
+use crate::cube::money::{self, Owner};
+use crate::evaluation::evaluator::{candidate_values, Evaluator};
+use crate::formats::matfile::{Action, MatError, MatchFile, Replay};
+use crate::rules::dice::Dice;
+use crate::rules::match_state::{MatchState, Player};
+use crate::rules::movegen::{generate, Candidate, MoveList};
+use crate::rules::position::Position;
+use crate::rules::scoring::{win_kind, WinKind};
+use crate::search::ply::{rank_moves, MoveFilter, Ply};
+use rayon::prelude::*;
+
+/// Thresholds of the marks, in EMG (gnubg 1.07's defaults).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Thresholds {
+    /// At least this loss is doubtful (`?!`).
+    pub doubtful: f32,
+    /// At least this loss is bad (`?`).
+    pub bad: f32,
+    /// At least this loss is very bad (`??`).
+    pub very_bad: f32,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            doubtful: 0.03,
+            bad: 0.06,
+            very_bad: 0.12,
+        }
+    }
+}
+
+/// How a decision is judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Mark {
+    /// Below the doubtful threshold.
+    None,
+    /// `?!`
+    Doubtful,
+    /// `?`
+    Bad,
+    /// `??`
+    VeryBad,
+}
+
+impl Mark {
+    /// The mark of an equity loss.
+    pub fn of(loss: f32, t: &Thresholds) -> Mark {
+        if loss >= t.very_bad {
+            Mark::VeryBad
+        } else if loss >= t.bad {
+            Mark::Bad
+        } else if loss >= t.doubtful {
+            Mark::Doubtful
+        } else {
+            Mark::None
+        }
+    }
+
+    /// gnubg's word for it: `none`, `doubtful`, `bad`, `very bad`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Mark::None => "none",
+            Mark::Doubtful => "doubtful",
+            Mark::Bad => "bad",
+            Mark::VeryBad => "very bad",
+        }
+    }
+
+    /// The chess-style sign: ``, `?!`, `?`, `??`.
+    pub fn sign(self) -> &'static str {
+        match self {
+            Mark::None => "",
+            Mark::Doubtful => "?!",
+            Mark::Bad => "?",
+            Mark::VeryBad => "??",
+        }
+    }
+}
+
+/// What is analysed and how.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    /// Search depth of checker plays and cube decisions.
+    pub ply: u32,
+    /// Mark thresholds.
+    pub thresholds: Thresholds,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            ply: 2,
+            thresholds: Thresholds::default(),
+        }
+    }
+}
+
+/// Checker play or cube action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A checker play.
+    Checker,
+    /// Double or not, take or pass.
+    Cube,
+}
+
+/// A checker play the analysis ranked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Alternative {
+    /// gnubg notation.
+    pub play: String,
+    /// Board after it, from the mover's side.
+    pub after: Position,
+    /// Value for the mover, EMG.
+    pub equity: f32,
+}
+
+/// One analysed decision.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decision {
+    /// Game number (as in the file).
+    pub game: u32,
+    /// Move number within the game (turns counted from 1; a cube action
+    /// takes the number of the turn it precedes).
+    pub move_number: u32,
+    /// Who decided (0 = the file's first player).
+    pub player: usize,
+    /// Line of the file (or node of an SGF game).
+    pub line: usize,
+    /// Checker or cube.
+    pub kind: Kind,
+    /// Board before the decision, from the decider's side for a checker
+    /// play or a double, from the doubler's side for a take or pass.
+    pub position: Position,
+    /// The match state at the decision (as gnubg's Match ID says it).
+    pub state: MatchState,
+    /// The dice of a checker play.
+    pub dice: Option<Dice>,
+    /// What was played: a move, `Double`, `No double`, `Take`, `Pass`.
+    pub played: String,
+    /// The best action found.
+    pub best: String,
+    /// Equity lost against the best action (EMG, never negative).
+    pub equity_loss: f32,
+    /// The mark.
+    pub mark: Mark,
+    /// Checker plays: the best few plays (up to 5) and the one played.
+    pub alternatives: Vec<Alternative>,
+    /// Index of the played play in `alternatives`.
+    pub played_index: Option<usize>,
+    /// Cube decisions: the three equities for the doubler (EMG).
+    pub cube: Option<Decision3>,
+    /// Checker plays: the roll's luck (EMG): the best play's 0-ply value
+    /// for the roll thrown minus its mean over the 36 rolls.
+    pub luck: Option<f32>,
+}
+
+/// No double, double/take and double/pass equities for the doubler.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Decision3 {
+    /// No double.
+    pub no_double: f32,
+    /// Double, take.
+    pub double_take: f32,
+    /// Double, pass.
+    pub double_pass: f32,
+    /// The proper action in gnubg's words.
+    pub action: &'static str,
+}
+
+/// One player's totals.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PlayerStats {
+    /// Name as in the file.
+    pub name: String,
+    /// Unforced checker plays.
+    pub checker_decisions: u32,
+    /// Their total loss (EMG).
+    pub checker_loss: f32,
+    /// Cube decisions that were actual (double, take, pass) or close.
+    pub cube_decisions: u32,
+    /// Their total loss (EMG).
+    pub cube_loss: f32,
+    /// Count of doubtful, bad and very bad decisions.
+    pub marks: [u32; 3],
+    /// Sum of luck over every roll (EMG; positive is lucky).
+    pub luck: f32,
+    /// Luck in points: each roll's luck times the cube value then.
+    pub luck_points: f32,
+    /// Points won in the analysed games (computed from the final board,
+    /// the cube, drops and resignations, not from the file's `Wins` lines).
+    pub points: u64,
+}
+
+impl PlayerStats {
+    fn rate(loss: f32, n: u32) -> f32 {
+        if n == 0 {
+            0.0
+        } else {
+            1000.0 * loss / n as f32
+        }
+    }
+
+    /// mEMG lost per unforced decision, checker and cube together.
+    pub fn error_rate(&self) -> f32 {
+        Self::rate(
+            self.checker_loss + self.cube_loss,
+            self.checker_decisions + self.cube_decisions,
+        )
+    }
+
+    /// mEMG lost per unforced checker play.
+    pub fn checker_error_rate(&self) -> f32 {
+        Self::rate(self.checker_loss, self.checker_decisions)
+    }
+
+    /// mEMG lost per cube decision.
+    pub fn cube_error_rate(&self) -> f32 {
+        Self::rate(self.cube_loss, self.cube_decisions)
+    }
+
+    /// Performance Rating on XG's scale: 500 times the mean loss per
+    /// non-obvious decision (so half the mEMG rate).
+    pub fn pr(&self) -> f32 {
+        self.error_rate() / 2.0
+    }
+
+    /// Net points won against `opponent`, minus the net luck in points:
+    /// the result the play deserved.
+    pub fn luck_adjusted(&self, opponent: &PlayerStats) -> f32 {
+        (self.points as f32 - opponent.points as f32) - (self.luck_points - opponent.luck_points)
+    }
+
+    /// gnubg's rating band for the error rate.
+    pub fn rating(&self) -> &'static str {
+        // gnubg's thresholds in EMG per decision.
+        let r = self.error_rate() / 1000.0;
+        match r {
+            r if r < 0.002 => "Supernatural",
+            r if r < 0.005 => "World class",
+            r if r < 0.008 => "Expert",
+            r if r < 0.012 => "Advanced",
+            r if r < 0.018 => "Intermediate",
+            r if r < 0.026 => "Casual player",
+            r if r < 0.035 => "Beginner",
+            _ => "Awful!",
+        }
+    }
+}
+
+/// A whole match, annotated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Annotation {
+    /// Match length (0: money).
+    pub length: u32,
+    /// Both players' totals.
+    pub players: [PlayerStats; 2],
+    /// Every unforced checker play and every actual or close cube decision.
+    pub decisions: Vec<Decision>,
+    /// Games analysed.
+    pub games: usize,
+    /// How each game ended, when it did.
+    pub results: Vec<GameOutcome>,
+}
+
+/// How a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameOutcome {
+    /// Game number (as in the file).
+    pub game: u32,
+    /// The winner (0 = the file's first player).
+    pub winner: usize,
+    /// Points won (cube value times 1, 2 or 3).
+    pub points: u64,
+    /// Single, gammon or backgammon.
+    pub kind: WinKind,
+    /// Ended by a dropped double.
+    pub dropped: bool,
+    /// Ended by a resignation.
+    pub resigned: bool,
+}
+
+/// Why a match could not be annotated.
+#[derive(Debug, thiserror::Error)]
+pub enum AnnotateError {
+    /// A move or line of the file.
+    #[error("{0}")]
+    File(#[from] MatError),
+    /// The score is beyond the match equity table.
+    #[error("match equity table: {0}")]
+    Met(#[from] MetError),
+}
+
+/// Mean over the 36 rolls of the best play's 0-ply value (EMG), and the
+/// value of each of the 21 distinct rolls.
+fn roll_values<E: Evaluator + ?Sized>(
+    ev: &E,
+    pos: &Position,
+    state: &MatchState,
+    me: Player,
+    list: &mut MoveList,
+) -> Result<(f32, [f32; 21]), MetError> {
+    let mut values = Vec::new();
+    let mut each = [0.0f32; 21];
+    let mut mean = 0.0;
+    for (k, dice) in Dice::all_21().enumerate() {
+        generate(pos, dice, list);
+        candidate_values(ev, list.as_slice(), &mut values);
+        let mut best = f32::NEG_INFINITY;
+        for v in &values {
+            best = best.max(emg(v, state, me)?);
+        }
+        each[k] = best;
+        mean += best * if dice.is_double() { 1.0 } else { 2.0 } / 36.0;
+    }
+    Ok((mean, each))
+}
+
+/// Index of a roll in [`Dice::all_21`] order (high die, then low die
+/// ascending), whatever order the dice were written in.
+fn roll_index(dice: Dice) -> usize {
+    let (a, b) = (usize::from(dice.high()), usize::from(dice.low()));
+    a * (a - 1) / 2 + (b - 1)
+}
+
+/// Whether a cube decision counts as one: it was acted on, or doubling was
+/// within 0.16 of not doubling (gnubg's "close").
+fn close(d: &money::CubeDecision) -> bool {
+    d.double_take.min(d.double_pass) > d.no_double - 0.16
+}
+
+/// The doubler's best action and its equity, given the opponent answers
+/// best.
+fn best_cube(d: &money::CubeDecision) -> (f32, &'static str) {
+    let double = d.double_take.min(d.double_pass);
+    if double > d.no_double {
+        (double, "Double")
+    } else {
+        (d.no_double, "No double")
+    }
+}
+
+struct GameRun<'a, E: Evaluator + ?Sized> {
+    ev: &'a E,
+    settings: &'a Settings,
+    out: &'a mut Annotation,
+    list: MoveList,
+}
+
+impl<E: Evaluator + ?Sized> GameRun<'_, E> {
+    fn push(&mut self, d: Decision, counted: bool) {
+        let stats = &mut self.out.players[d.player];
+        match d.kind {
+            Kind::Checker => {
+                stats.checker_decisions += 1;
+                stats.checker_loss += d.equity_loss;
+            }
+            Kind::Cube if counted => {
+                stats.cube_decisions += 1;
+                stats.cube_loss += d.equity_loss;
+            }
+            Kind::Cube => {}
+        }
+        if d.mark != Mark::None {
+            stats.marks[d.mark as usize - 1] += 1;
+        }
+        if counted {
+            self.out.decisions.push(d);
+        }
+    }
+
+    /// Records how the game ended.
+    fn finish(
+        &mut self,
+        game: u32,
+        winner: usize,
+        kind: WinKind,
+        cube: u64,
+        dropped: bool,
+        resigned: bool,
+    ) {
+        let points = cube
+            * match kind {
+                WinKind::Single => 1,
+                WinKind::Gammon => 2,
+                WinKind::Backgammon => 3,
+            };
+        self.out.players[winner].points += points;
+        self.out.results.push(GameOutcome {
+            game,
+            winner,
+            points,
+            kind,
+            dropped,
+            resigned,
+        });
+    }
+
+    /// Ranks the plays of a roll and judges the one played.
+    fn checker(
+        &mut self,
+        pos: &Position,
+        state: &MatchState,
+        me: Player,
+        dice: Dice,
+        played: &Candidate,
+    ) -> Result<Option<(f32, Vec<Alternative>, usize)>, MetError> {
+        let ply = self.settings.ply;
+        let ranked = rank_moves(self.ev, pos, dice, ply, MoveFilter::ROOT);
+        if ranked.len() <= 1 {
+            return Ok(None);
+        }
+        let top = ranked[0].ply;
+        let search = Ply::new(self.ev, top);
+        let mut alts = Vec::new();
+        for r in ranked.iter().take_while(|r| r.ply == top) {
+            alts.push(Alternative {
+                play: r.candidate.mv.to_string(),
+                after: r.candidate.position,
+                equity: emg(&r.probs, state, me)?,
+            });
+        }
+        let played_index = match alts.iter().position(|a| a.after == played.position) {
+            Some(i) => i,
+            None => {
+                let value = search.after(&played.position, top);
+                alts.push(Alternative {
+                    play: played.mv.to_string(),
+                    after: played.position,
+                    equity: emg(&value, state, me)?,
+                });
+                alts.len() - 1
+            }
+        };
+        let played_eq = alts[played_index].equity;
+        let mut order: Vec<usize> = (0..alts.len()).collect();
+        order.sort_by(|&a, &b| alts[b].equity.total_cmp(&alts[a].equity));
+        let best_eq = alts[order[0]].equity;
+        let keep: Vec<usize> = order
+            .iter()
+            .copied()
+            .enumerate()
+            .filter(|&(rank, i)| rank < 5 || i == played_index)
+            .map(|(_, i)| i)
+            .collect();
+        let new_index = keep
+            .iter()
+            .position(|&i| i == played_index)
+            .expect("the played play is kept");
+        let kept = keep.into_iter().map(|i| alts[i].clone()).collect();
+        Ok(Some(((best_eq - played_eq).max(0.0), kept, new_index)))
+    }
+}
+
+/// Annotates a whole match.
+pub fn annotate<E: Evaluator + ?Sized>(
+    m: &MatchFile,
+    ev: &E,
+    settings: &Settings,
+) -> Result<Annotation, AnnotateError> {
+    let yes = |k: &str| m.tag(k).is_some_and(|v| v.eq_ignore_ascii_case("on"));
+    let names = m.games.first().map(|g| g.names.clone()).unwrap_or_default();
+    let mut out = Annotation {
+        length: m.length,
+        players: [
+            PlayerStats {
+                name: names[0].clone(),
+                ..Default::default()
+            },
+            PlayerStats {
+                name: names[1].clone(),
+                ..Default::default()
+            },
+        ],
+        decisions: Vec::new(),
+        games: 0,
+        results: Vec::new(),
+    };
+    // Scores and the Crawford game come from the game headers, so games
+    // are independent: they are analysed in parallel and merged in order.
+    let mut crawford_seen = false;
+    let mut jobs = Vec::new();
+    for game in &m.games {
+        let mut state = MatchState::new_match(m.length);
+        state.score = game.scores;
+        if m.length == 0 {
+            state.jacoby = yes("Jacoby");
+            state.beavers = yes("Beaver");
+        } else if state.away().contains(&0) {
+            continue;
+        } else if state.away().contains(&1) {
+            state.crawford = !crawford_seen;
+            crawford_seen = true;
+        }
+        jobs.push((game, state));
+    }
+    let parts: Vec<Result<Annotation, AnnotateError>> = jobs
+        .par_iter()
+        .map(|(game, state)| {
+            let mut part = Annotation {
+                length: m.length,
+                players: Default::default(),
+                decisions: Vec::new(),
+                games: 1,
+                results: Vec::new(),
+            };
+            let mut run = GameRun {
+                ev,
+                settings,
+                out: &mut part,
+                list: MoveList::new(),
+            };
+            annotate_game(&mut run, game, *state)?;
+            Ok(part)
+        })
+        .collect();
+    for part in parts {
+        let part = part?;
+        out.games += part.games;
+        for (total, p) in out.players.iter_mut().zip(&part.players) {
+            total.checker_decisions += p.checker_decisions;
+            total.checker_loss += p.checker_loss;
+            total.cube_decisions += p.cube_decisions;
+            total.cube_loss += p.cube_loss;
+            total.luck += p.luck;
+            total.luck_points += p.luck_points;
+            total.points += p.points;
+            for (t, n) in total.marks.iter_mut().zip(p.marks) {
+                *t += n;
+            }
+        }
+        out.decisions.extend(part.decisions);
+        out.results.extend(part.results);
+    }
+    Ok(out)
+}
+
+fn annotate_game<E: Evaluator + ?Sized>(
+    run: &mut GameRun<'_, E>,
+    game: &crate::formats::matfile::Game,
+    mut state: MatchState,
+) -> Result<(), AnnotateError> {
+    let mut replay = Replay::new(game);
+    let mut move_number = 0u32;
+    let mut doubled_now = false;
+    // Cube decision pending an answer: (doubler, position from the
+    // doubler's side, state, decision).
+    let mut pending: Option<(usize, Position, MatchState, money::CubeDecision)> = None;
+    let ply = run.settings.ply;
+    let t = run.settings.thresholds;
+    // Set once play has stopped (a resignation after rolling): only the
+    // winner's `Wins` line is read after that.
+    let mut stopped = false;
+    for e in &game.entries {
+        let p = e.player;
+        let me = Player::from_bit(p as u32);
+        let resigned_to = match e.action {
+            Action::Wins(n) => Some((p, n)),
+            Action::Losses(n) => Some((1 - p, n)),
+            _ => None,
+        };
+        if let Some((winner, n)) = resigned_to {
+            // A `Wins` line before the game is over is a resignation;
+            // gnubg's reading: up to the cube a single game, up to twice it
+            // a gammon, beyond that a backgammon.
+            let c = state.cube.value();
+            let kind = match u64::from(n) {
+                n if n <= c => WinKind::Single,
+                n if n <= 2 * c => WinKind::Gammon,
+                _ => WinKind::Backgammon,
+            };
+            run.finish(game.number, winner, kind, c, false, true);
+            return Ok(());
+        }
+        if stopped {
+            continue;
+        }
+        match &e.action {
+            Action::Double(_) => {
+                let pos = replay.face(p);
+                state.on_roll = me;
+                state.turn = me;
+                state.dice = None;
+                let (_, d) = cube_decision(run.ev, &pos, &state, ply)?;
+                let (best_eq, best) = best_cube(&d);
+                let loss = (best_eq - d.double_take.min(d.double_pass)).max(0.0);
+                run.push(
+                    cube_verdict(
+                        (game.number, move_number + 1, p, e.line),
+                        (pos, state),
+                        ("Double", best),
+                        loss,
+                        &t,
+                        three(&d, owner_of(state.cube, me) == Owner::Me),
+                    ),
+                    true,
+                );
+                pending = Some((p, pos, state, d));
+                doubled_now = true;
+            }
+            Action::Take | Action::Drop | Action::Beaver(_) => {
+                let Some((doubler, dpos, mut dstate, d)) = pending.take() else {
+                    continue;
+                };
+                let took = !matches!(e.action, Action::Drop);
+                // For the taker: take is -DT, pass is -DP.
+                let (take_eq, pass_eq) = (-d.double_take, -d.double_pass);
+                let best_eq = take_eq.max(pass_eq);
+                let loss = (best_eq - if took { take_eq } else { pass_eq }).max(0.0);
+                dstate.doubled = true;
+                dstate.turn = Player::from_bit(p as u32);
+                run.push(
+                    cube_verdict(
+                        (game.number, move_number + 1, p, e.line),
+                        (dpos, dstate),
+                        (
+                            if took { "Take" } else { "Pass" },
+                            if take_eq >= pass_eq { "Take" } else { "Pass" },
+                        ),
+                        loss,
+                        &t,
+                        three(&d, owner_of(dstate.cube, dstate.on_roll) == Owner::Me),
+                    ),
+                    true,
+                );
+                if !took {
+                    let c = state.cube.value();
+                    run.finish(game.number, doubler, WinKind::Single, c, true, false);
+                    return Ok(());
+                }
+                let taker = Player::from_bit(p as u32);
+                state.cube = match e.action {
+                    Action::Beaver(_) => state.cube.after_take(taker.other()).after_beaver(taker),
+                    _ => state.cube.after_take(taker.other()),
+                };
+            }
+            Action::Roll { dice, text } => {
+                let pos = replay.face(p);
+                move_number += 1;
+                state.on_roll = me;
+                state.turn = me;
+                state.dice = None;
+                // Not doubling was a decision when the cube was available.
+                if !doubled_now && move_number > 1 && state.may_double(me) {
+                    let (_, d) = cube_decision(run.ev, &pos, &state, ply)?;
+                    let (best_eq, best) = best_cube(&d);
+                    let loss = (best_eq - d.no_double).max(0.0);
+                    let counted = close(&d);
+                    run.push(
+                        cube_verdict(
+                            (game.number, move_number, p, e.line),
+                            (pos, state),
+                            ("No double", best),
+                            loss,
+                            &t,
+                            three(&d, owner_of(state.cube, me) == Owner::Me),
+                        ),
+                        counted,
+                    );
+                }
+                doubled_now = false;
+                let Some(played) = replay.resolve(e.line, *dice, text)? else {
+                    // Rolled, then resigned.
+                    stopped = true;
+                    continue;
+                };
+                state.dice = Some(*dice);
+                let (mean, each) = roll_values(run.ev, &pos, &state, me, &mut run.list)?;
+                let luck = each[roll_index(*dice)] - mean;
+                run.out.players[p].luck += luck;
+                run.out.players[p].luck_points += luck * state.cube.value() as f32;
+                if let Some((loss, alternatives, played_index)) =
+                    run.checker(&pos, &state, me, *dice, &played)?
+                {
+                    let best = alternatives
+                        .iter()
+                        .max_by(|a, b| a.equity.total_cmp(&b.equity))
+                        .map(|a| a.play.clone())
+                        .unwrap_or_default();
+                    run.push(
+                        Decision {
+                            game: game.number,
+                            move_number,
+                            player: p,
+                            line: e.line,
+                            kind: Kind::Checker,
+                            position: pos,
+                            state,
+                            dice: Some(*dice),
+                            played: played.mv.to_string(),
+                            best,
+                            equity_loss: loss,
+                            mark: Mark::of(loss, &t),
+                            alternatives,
+                            played_index: Some(played_index),
+                            cube: None,
+                            luck: Some(luck),
+                        },
+                        true,
+                    );
+                }
+                replay.advance(&played);
+                let pos = played.position;
+                if pos.me.off() == 15 {
+                    let kind = win_kind(&pos.opp);
+                    // Jacoby: no gammons while the cube is centred.
+                    let jacoby = state.is_money() && state.jacoby && state.cube.owner.is_none();
+                    let kind = if jacoby { WinKind::Single } else { kind };
+                    run.finish(game.number, p, kind, state.cube.value(), false, false);
+                    return Ok(());
+                }
+            }
+            Action::Wins(_) | Action::Losses(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// A cube decision's record: (game, move number, player, line), the
+/// board and state it was taken in, (played, best), its loss.
+fn cube_verdict(
+    (game, move_number, player, line): (u32, u32, usize, usize),
+    (position, state): (Position, MatchState),
+    (played, best): (&str, &str),
+    loss: f32,
+    t: &Thresholds,
+    cube: Decision3,
+) -> Decision {
+    Decision {
+        game,
+        move_number,
+        player,
+        line,
+        kind: Kind::Cube,
+        position,
+        state,
+        dice: None,
+        played: played.into(),
+        best: best.into(),
+        equity_loss: loss,
+        mark: Mark::of(loss, t),
+        alternatives: Vec::new(),
+        played_index: None,
+        cube: Some(cube),
+        luck: None,
+    }
+}
+
+fn three(d: &money::CubeDecision, redouble: bool) -> Decision3 {
+    Decision3 {
+        no_double: d.no_double,
+        double_take: d.double_take,
+        double_pass: d.double_pass,
+        action: d.action.words(redouble),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluation::evaluator::testing::PipRace;
+    use crate::formats::matfile::parse;
+
+    #[test]
+    fn roll_index_follows_all_21_in_either_order() {
+        for (k, d) in Dice::all_21().enumerate() {
+            assert_eq!(roll_index(d), k);
+            assert_eq!(roll_index(Dice::new(d.low(), d.high()).unwrap()), k);
+        }
+    }
+
+    #[test]
+    fn marks_follow_the_thresholds() {
+        let t = Thresholds::default();
+        assert_eq!(Mark::of(0.0, &t), Mark::None);
+        assert_eq!(Mark::of(0.03, &t), Mark::Doubtful);
+        assert_eq!(Mark::of(0.07, &t), Mark::Bad);
+        assert_eq!(Mark::of(0.2, &t), Mark::VeryBad);
+    }
+
+    /// A match file's text annotated at 0-ply by the pip-race double.
+    fn annotated(text: &str) -> Annotation {
+        let settings = Settings {
+            ply: 0,
+            ..Settings::default()
+        };
+        annotate(&parse(text).unwrap(), &PipRace(20.0), &settings).unwrap()
+    }
+
+    #[test]
+    fn a_missed_hit_is_marked_and_the_hit_named() {
+        // a leaves blots; b's 61 can hit on its 7 point (13/7* or 8/7*)
+        // but runs instead. The pip-race double values the hit's 18 pips.
+        let a = annotated(
+            "1 point match\n Game 1\n a : 0   b : 0\n  1) 62: 24/18 13/11   61: 24/18 6/5\n",
+        );
+        assert_eq!(a.games, 1);
+        let d = a.decisions.iter().find(|d| d.player == 1).unwrap();
+        assert_eq!(d.kind, Kind::Checker);
+        assert_eq!(d.played, "24/18 6/5");
+        assert!(d.best.contains('*'), "best {}", d.best);
+        assert!(d.equity_loss > 0.1, "loss {}", d.equity_loss);
+        assert_eq!(d.mark, Mark::VeryBad);
+        assert_eq!(a.players[1].marks, [0, 0, 1]);
+        assert!(a.players[1].error_rate() > 0.0);
+        let played = &d.alternatives[d.played_index.unwrap()];
+        assert_eq!(played.play, d.played);
+    }
+
+    #[test]
+    fn cube_actions_are_judged_for_doubler_and_taker() {
+        let a = annotated("3 point match\n Game 1\n a : 0   b : 0\n  1) 62: 24/18 13/11   61: 24/18 6/5\n  2)  Doubles => 2     Drops\n      Wins 1 point\n");
+        let cube: Vec<&Decision> = a
+            .decisions
+            .iter()
+            .filter(|d| d.kind == Kind::Cube)
+            .collect();
+        assert_eq!(cube.len(), 2);
+        assert_eq!((cube[0].player, cube[0].played.as_str()), (0, "Double"));
+        assert_eq!((cube[1].player, cube[1].played.as_str()), (1, "Pass"));
+        assert!(cube
+            .iter()
+            .all(|d| d.cube.is_some() && d.equity_loss >= 0.0));
+        assert_eq!(a.players[0].cube_decisions + a.players[1].cube_decisions, 2);
+    }
+
+    #[test]
+    fn game_results_are_computed_as_gnubg_scores_them() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/matches");
+        // gnubg's per-game results (docs/FORMATS.md): W = player 0.
+        let expected: [(&str, &str); 6] = [
+            ("03_galaxy_3pt_match1061881.mat", "B+2 W+1 W+6"),
+            ("04_galaxy_3pt_match5000740.mat", "W+2 B+1 B+1 B+1R"),
+            ("09_galaxy_8pt_match8808604_8cube.mat", "W+8"),
+            (
+                "12_bgstudio_3pt_MrPurple-Lasse_garbage_resign.mat",
+                "B+1 B+12R",
+            ),
+            ("19_xgmobile_money_Ken-XGIntermediate.mat", "W+4 W+2"),
+            ("20_gnubg108_charlot1-charlot2_7p.mat", "B+2R W+2 W+4 W+3R"),
+        ];
+        for (file, want) in expected {
+            let a = annotated(&std::fs::read_to_string(dir.join(file)).unwrap());
+            let got: Vec<String> = a
+                .results
+                .iter()
+                .map(|r| {
+                    let side = if r.winner == 0 { "W" } else { "B" };
+                    let r_mark = if r.resigned { "R" } else { "" };
+                    format!("{side}+{}{r_mark}", r.points)
+                })
+                .collect();
+            assert_eq!(got.join(" "), want, "{file}");
+        }
+    }
+}

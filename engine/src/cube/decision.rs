@@ -1,0 +1,149 @@
+//! The cube decision of a position in a match state, at a search depth,
+//! and the match-aware equities every caller prices with: EMG (the
+//! equity in points of the cube's value) from outcome probabilities, and
+//! match-winning chance back from EMG. Money play gives money equities.
+//! Annotation, the engine's seat, the protocols and the CLI all ask here.
+
+use crate::cube::cubeful;
+use crate::cube::match_cube::match_decision;
+use crate::cube::met::{Met, MetError, Score};
+use crate::cube::money::{self, CubeAction, MoneyCube, Owner};
+use crate::evaluation::evaluator::Evaluator;
+use crate::evaluation::probs::Probs;
+use crate::rules::match_state::{CubeState, MatchState, Player};
+use crate::rules::position::Position;
+use crate::search::ply::Ply;
+
+/// The cube decision of the player on roll (`state.on_roll`, whose side
+/// `pos` is seen from) at `ply`, equities in EMG.
+pub fn cube_decision<E: Evaluator + ?Sized>(
+    ev: &E,
+    pos: &Position,
+    state: &MatchState,
+    ply: u32,
+) -> Result<(Probs, money::CubeDecision), MetError> {
+    let probs = Ply::new(ev, ply).eval(pos);
+    let owner = owner_of(state.cube, state.on_roll);
+    let decision = if state.is_money() {
+        let mc = MoneyCube {
+            owner,
+            jacoby: state.jacoby,
+            beavers: state.beavers,
+        };
+        cubeful::decision(ev, pos, mc, ply)
+    } else {
+        let x = money::efficiency(pos);
+        let cube_value = u32::try_from(state.cube.value()).unwrap_or(u32::MAX);
+        let mut d = match_decision(
+            Met::kazaross_xg2(),
+            score_of(state, state.on_roll),
+            cube_value,
+            owner,
+            &probs,
+            x,
+        )?;
+        if state.crawford {
+            d.action = CubeAction::NoCubeAccess;
+        }
+        d
+    };
+    Ok((probs, decision))
+}
+
+/// The cube as seen by `me`.
+pub fn owner_of(cube: CubeState, me: Player) -> Owner {
+    match cube.owner {
+        None => Owner::Centred,
+        Some(p) if p == me => Owner::Me,
+        Some(_) => Owner::Opponent,
+    }
+}
+
+/// The match score from `me`'s side.
+pub fn score_of(state: &MatchState, me: Player) -> Score {
+    let away = state.away();
+    let i = me.index();
+    Score {
+        me: away[i],
+        opp: away[1 - i],
+        post_crawford: state.is_post_crawford(),
+    }
+}
+
+/// Converts cubeless outcome probabilities (for `me`) into EMG at the
+/// state's score and cube; money play gives the cubeless equity.
+pub fn emg(p: &Probs, state: &MatchState, me: Player) -> Result<f32, MetError> {
+    if state.is_money() {
+        return Ok(p.equity());
+    }
+    let met = Met::kazaross_xg2();
+    let score = score_of(state, me);
+    let c = i32::try_from(state.cube.value()).unwrap_or(i32::MAX / 4);
+    let [w, wg, wbg, lg, lbg] = p.0;
+    let l = 1.0 - w;
+    let after = |k: i32| met.after(score, k * c);
+    let mwc = (w - wg) * after(1)?
+        + (wg - wbg) * after(2)?
+        + wbg * after(3)?
+        + (l - lg) * after(-1)?
+        + (lg - lbg) * after(-2)?
+        + lbg * after(-3)?;
+    let (w1, l1) = (after(1)?, after(-1)?);
+    Ok((2.0 * mwc - (w1 + l1)) / (w1 - l1).max(1e-9))
+}
+
+/// Match-winning chance of `me` worth `emg` at the state's score and cube
+/// (the inverse of [`emg`]'s scaling); money play gives `emg` back.
+pub fn mwc_of_emg(emg: f32, state: &MatchState, me: Player) -> Result<f32, MetError> {
+    if state.is_money() {
+        return Ok(emg);
+    }
+    let met = Met::kazaross_xg2();
+    let score = score_of(state, me);
+    let c = i32::try_from(state.cube.value()).unwrap_or(i32::MAX / 4);
+    let (w1, l1) = (met.after(score, c)?, met.after(score, -c)?);
+    Ok((emg * (w1 - l1) + w1 + l1) / 2.0)
+}
+
+/// The cubeful equity (EMG) of the player on roll before rolling: the
+/// better of no double and the opponent's best answer to a double when the
+/// rules let them double, else no double.
+pub fn cubeful_equity<E: Evaluator + ?Sized>(
+    ev: &E,
+    pos: &Position,
+    state: &MatchState,
+    ply: u32,
+) -> Result<f32, MetError> {
+    let (_, d) = cube_decision(ev, pos, state, ply)?;
+    Ok(if state.may_double(state.on_roll) {
+        d.no_double.max(d.double_take.min(d.double_pass))
+    } else {
+        d.no_double
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn emg_is_plus_minus_one_for_single_games() {
+        let mut s = MatchState::new_match(5);
+        s.score = [1, 2];
+        let me = Player::Zero;
+        let win = emg(&Probs::certain(1), &s, me).unwrap();
+        let lose = emg(&Probs::certain(-1), &s, me).unwrap();
+        assert!((win - 1.0).abs() < 1e-5 && (lose + 1.0).abs() < 1e-5);
+        // A gammon is worth more than a single game at this score.
+        assert!(emg(&Probs::certain(2), &s, me).unwrap() > 1.2);
+        // Money: the cubeless equity.
+        let money = MatchState::default();
+        assert_eq!(emg(&Probs::certain(2), &money, me).unwrap(), 2.0);
+        // And back: a single win's EMG is the MWC after winning one point.
+        let mwc = mwc_of_emg(win, &s, me).unwrap();
+        let met = Met::kazaross_xg2();
+        let after = met.after(score_of(&s, me), 1).unwrap();
+        assert!((mwc - after).abs() < 1e-5, "{mwc} {after}");
+        assert_eq!(mwc_of_emg(0.25, &money, me).unwrap(), 0.25);
+    }
+}

@@ -1,0 +1,478 @@
+//! Cube decisions by match-winning chance, for match play, and the
+//! recursive live-cube model that also generates whole match equity
+//! tables.
+//!
+//! # The model
+//! For a score, a cube value `c` and its owner, the value (MWC) to the
+//! player on roll is a function of its winning chance `p`, with the
+//! position's gammon and backgammon shares of wins and losses held fixed:
+//! - dead cube: `p W + (1 - p) L`, `W` and `L` the mean MWC after a win and
+//!   after a loss at this cube;
+//! - live cube: piecewise linear from `L` at `p = 0` to `W` at `p = 1`,
+//!   through `MWC(lose c)` at the player's take point `TP` (where it would
+//!   pass the opponent's double) and `MWC(win c)` at its cash point `CP`
+//!   (where the opponent would pass); where a side may not double its point
+//!   drops out. Beyond a point a side is too good to double and plays on.
+//!   `TP` and `CP` solve `V(2c, owned by the taker, p) = pass value`, so the
+//!   model recurses on the cube until doubling no longer matters;
+//! - the value is `x` times the live value plus `1 - x` times the dead one,
+//!   `x` the cube efficiency, as in Janowski's money formulas (to which the
+//!   model reduces when MWC is replaced by points).
+//!
+//! No cube in the Crawford game; after it, either side may double. A side
+//! gains nothing from a cube of at least its own away count, so it does
+//! not double then. A generated table's entry is the value of a game that
+//! starts even, either side equally likely to roll first, and the first to
+//! roll doubling at once when that is right.
+
+use std::collections::HashMap;
+
+use crate::cube::met::{Met, MetError, Score};
+use crate::cube::money::{efficiency, CubeAction, CubeDecision, Owner};
+use crate::evaluation::evaluator::Evaluator;
+use crate::evaluation::probs::Probs;
+use crate::rules::position::Position;
+
+/// The shares of wins and losses that are gammons and backgammons.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Shares {
+    /// Gammons (incl. backgammons) per win.
+    pub win_gammon: f32,
+    /// Backgammons per win.
+    pub win_backgammon: f32,
+    /// Gammons (incl. backgammons) per loss.
+    pub lose_gammon: f32,
+    /// Backgammons per loss.
+    pub lose_backgammon: f32,
+}
+
+impl Shares {
+    /// The shares in a set of probabilities.
+    pub fn of(p: &Probs) -> Shares {
+        let [w, wg, wbg, lg, lbg] = p.0;
+        let per = |x: f32, n: f32| if n > 1e-6 { (x / n).min(1.0) } else { 0.0 };
+        Shares {
+            win_gammon: per(wg, w),
+            win_backgammon: per(wbg, w),
+            lose_gammon: per(lg, 1.0 - w),
+            lose_backgammon: per(lbg, 1.0 - w),
+        }
+    }
+
+    /// The same shares seen by the opponent.
+    pub fn flipped(self) -> Shares {
+        Shares {
+            win_gammon: self.lose_gammon,
+            win_backgammon: self.lose_backgammon,
+            lose_gammon: self.win_gammon,
+            lose_backgammon: self.win_backgammon,
+        }
+    }
+}
+
+/// Where MWC come from: a table, or the table being generated.
+pub trait Equities {
+    /// MWC of the player after scoring `points` (negative: the opponent
+    /// scores) at `score`.
+    fn after(&self, score: Score, points: i32) -> f32;
+}
+
+impl Equities for Met {
+    fn after(&self, score: Score, points: i32) -> f32 {
+        Met::after(self, score, points).unwrap_or(if points > 0 { 1.0 } else { 0.0 })
+    }
+}
+
+/// The live value's two end points: (p, MWC) left and right.
+type Ends = (f32, f32, f32, f32);
+
+/// The solver for one position class: shares and cube efficiency fixed.
+pub struct Solver<'a, E: Equities> {
+    eq: &'a E,
+    shares: Shares,
+    x: f32,
+    memo: HashMap<(u32, u32, bool, u32, u8), Ends>,
+}
+
+fn crawford_game(s: Score) -> bool {
+    !s.post_crawford && (s.me == 1 || s.opp == 1)
+}
+
+fn owner_key(o: Owner) -> u8 {
+    match o {
+        Owner::Centred => 0,
+        Owner::Me => 1,
+        Owner::Opponent => 2,
+    }
+}
+
+impl<'a, E: Equities> Solver<'a, E> {
+    /// A solver with these shares and cube efficiency.
+    pub fn new(eq: &'a E, shares: Shares, x: f32) -> Self {
+        Solver {
+            eq,
+            shares,
+            x,
+            memo: HashMap::new(),
+        }
+    }
+
+    /// Mean MWC after a win and after a loss at cube `c`.
+    fn win_lose(&self, s: Score, c: i32) -> (f32, f32) {
+        let sh = self.shares;
+        let win = (1.0 - sh.win_gammon) * self.eq.after(s, c)
+            + (sh.win_gammon - sh.win_backgammon) * self.eq.after(s, 2 * c)
+            + sh.win_backgammon * self.eq.after(s, 3 * c);
+        let lose = (1.0 - sh.lose_gammon) * self.eq.after(s, -c)
+            + (sh.lose_gammon - sh.lose_backgammon) * self.eq.after(s, -2 * c)
+            + sh.lose_backgammon * self.eq.after(s, -3 * c);
+        (win, lose)
+    }
+
+    fn may_double(s: Score, c: u32, doubler_away: u32) -> bool {
+        !crawford_game(s) && c < doubler_away
+    }
+
+    /// Cubeful MWC for the player on roll with winning chance `p`.
+    pub fn value(&mut self, s: Score, c: u32, owner: Owner, p: f32) -> f32 {
+        let (w, l) = self.win_lose(s, c as i32);
+        let dead = p * w + (1.0 - p) * l;
+        let (pl, vl, pr, vr) = self.ends(s, c, owner);
+        let live = crate::cube::money::through(&[(0.0, l), (pl, vl), (pr, vr), (1.0, w)], p);
+        self.x * live + (1.0 - self.x) * dead
+    }
+
+    fn ends(&mut self, s: Score, c: u32, owner: Owner) -> Ends {
+        let key = (s.me, s.opp, s.post_crawford, c, owner_key(owner));
+        if let Some(e) = self.memo.get(&key) {
+            return *e;
+        }
+        let (w, l) = self.win_lose(s, c as i32);
+        let ci = c as i32;
+        let me_may = owner != Owner::Opponent && Self::may_double(s, c, s.me);
+        let opp_may = owner != Owner::Me && Self::may_double(s, c, s.opp);
+        let (mut pl, mut vl) = (0.0, l);
+        if opp_may {
+            // I take the opponent's double above TP: V(2c, mine) = pass.
+            let pass = self.eq.after(s, -ci);
+            let tp = self.solve(s, 2 * c, Owner::Me, pass);
+            pl = tp;
+            vl = pass;
+        }
+        let (mut pr, mut vr) = (1.0, w);
+        if me_may {
+            let cash = self.eq.after(s, ci);
+            let cp = self.solve(s, 2 * c, Owner::Opponent, cash);
+            pr = cp;
+            vr = cash;
+        }
+        if pr <= pl {
+            // Degenerate (extreme scores): meet in the middle.
+            let m = 0.5 * (pl + pr);
+            pl = m;
+            pr = m + 1e-6;
+        }
+        let e = (pl, vl, pr, vr);
+        self.memo.insert(key, e);
+        e
+    }
+
+    /// The `p` at which `value(s, c, owner, p)` reaches `target` (0 or 1
+    /// when it never does), by bisection: values grow with `p`.
+    fn solve(&mut self, s: Score, c: u32, owner: Owner, target: f32) -> f32 {
+        let (mut lo, mut hi) = (0.0f32, 1.0f32);
+        if self.value(s, c, owner, 0.0) >= target {
+            return 0.0;
+        }
+        if self.value(s, c, owner, 1.0) <= target {
+            return 1.0;
+        }
+        for _ in 0..40 {
+            let mid = 0.5 * (lo + hi);
+            if self.value(s, c, owner, mid) < target {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        0.5 * (lo + hi)
+    }
+}
+
+/// A match-play cube decision: equities as EMG (normalized so that winning
+/// a single game at the current cube is +1 and losing it -1), like gnubg.
+pub fn match_decision(
+    met: &Met,
+    score: Score,
+    cube: u32,
+    owner: Owner,
+    p: &Probs,
+    x: f32,
+) -> Result<CubeDecision, MetError> {
+    met.mwc(score)?;
+    let mut solver = Solver::new(met, Shares::of(p), x);
+    let c = cube as i32;
+    let (w1, l1) = (
+        Equities::after(met, score, c),
+        Equities::after(met, score, -c),
+    );
+    let emg = |m: f32| (2.0 * m - (w1 + l1)) / (w1 - l1).max(1e-9);
+    let nd = solver.value(score, cube, owner, p.win());
+    let access = owner != Owner::Opponent && !crawford_game(score);
+    let may = access && cube < score.me;
+    let dt = solver.value(score, 2 * cube, Owner::Opponent, p.win());
+    let dp = w1;
+    let (tp_p, _, cp_p, _) = solver.ends(score, cube, owner);
+    let action = if !access {
+        CubeAction::NoCubeAccess
+    } else if !may {
+        CubeAction::DeadCube
+    } else if dt >= dp {
+        if nd > dp + 1e-4 {
+            CubeAction::TooGoodPass
+        } else {
+            CubeAction::DoublePass
+        }
+    } else if nd >= dt {
+        if nd > dp {
+            CubeAction::TooGoodTake
+        } else {
+            CubeAction::NoDoubleTake
+        }
+    } else {
+        CubeAction::DoubleTake
+    };
+    Ok(CubeDecision {
+        no_double: emg(nd),
+        double_take: emg(dt),
+        double_pass: emg(dp),
+        action,
+        take_point: tp_p,
+        cash_point: cp_p,
+    })
+}
+
+/// A table generated by the model: MWC at every score up to `length`
+/// away, for games with the given shares, cube efficiency `x` and an even
+/// start.
+pub struct Generated {
+    length: usize,
+    pre: Vec<Vec<f32>>,
+    post: Vec<f32>,
+}
+
+impl Equities for Generated {
+    fn after(&self, s: Score, points: i32) -> f32 {
+        let crawford = crawford_game(s);
+        let (me, opp) = if points > 0 {
+            (s.me.saturating_sub(points as u32), s.opp)
+        } else {
+            (s.me, s.opp.saturating_sub((-points) as u32))
+        };
+        let post = s.post_crawford || crawford;
+        if me == 0 {
+            return 1.0;
+        }
+        if opp == 0 {
+            return 0.0;
+        }
+        let (a, b) = (me as usize, opp as usize);
+        if post && (a == 1 || b == 1) {
+            if a == 1 && b == 1 {
+                return 0.5;
+            }
+            return if a == 1 {
+                1.0 - self.post[b - 1]
+            } else {
+                self.post[a - 1]
+            };
+        }
+        self.pre[a - 1][b - 1]
+    }
+}
+
+/// The value of a game starting at `p = 0.5` for the player `s` describes:
+/// with equal chances either side is first to roll, and the first to roll
+/// doubles at once when that is right (as the trailer does after the
+/// Crawford game).
+fn game_start<E: Equities>(eq: &E, s: Score, shares: Shares, x: f32) -> f32 {
+    let first = |s: Score, shares: Shares| -> f32 {
+        let mut solver = Solver::new(eq, shares, x);
+        let nd = solver.value(s, 1, Owner::Centred, 0.5);
+        if crawford_game(s) || s.me <= 1 {
+            return nd;
+        }
+        let dt = solver.value(s, 2, Owner::Opponent, 0.5);
+        let dp = eq.after(s, 1);
+        nd.max(dt.min(dp))
+    };
+    let back = Score {
+        me: s.opp,
+        opp: s.me,
+        post_crawford: s.post_crawford,
+    };
+    0.5 * first(s, shares) + 0.5 * (1.0 - first(back, shares.flipped()))
+}
+
+/// Generates a match equity table of `length` points by the model.
+pub fn generate(length: usize, shares: Shares, x: f32) -> Met {
+    let mut g = Generated {
+        length,
+        pre: vec![vec![0.5; length]; length],
+        post: vec![0.5; length],
+    };
+    // Post-Crawford first (it only looks at smaller away counts), from the
+    // trailer's side.
+    for b in 2..=length {
+        let s = Score {
+            me: b as u32,
+            opp: 1,
+            post_crawford: true,
+        };
+        g.post[b - 1] = game_start(&g, s, shares, x);
+    }
+    // Pre-Crawford by total away count: results only lower it.
+    for total in 2..=2 * length {
+        for a in 1..=length {
+            if total < a + 1 || total - a > length {
+                continue;
+            }
+            let b = total - a;
+            let s = Score {
+                me: a as u32,
+                opp: b as u32,
+                post_crawford: false,
+            };
+            g.pre[a - 1][b - 1] = game_start(&g, s, shares, x);
+        }
+    }
+    // Symmetrize: the model is exact in symmetry up to bisection error.
+    for a in 0..length {
+        for b in 0..a {
+            let m = 0.5 * (g.pre[a][b] + 1.0 - g.pre[b][a]);
+            g.pre[a][b] = m;
+            g.pre[b][a] = 1.0 - m;
+        }
+    }
+    let _ = g.length;
+    Met {
+        name: "Sheshbesh model".into(),
+        description: format!(
+            "live-cube model, cube efficiency {x}, gammons {:.3}/{:.3} of wins/losses",
+            shares.win_gammon, shares.lose_gammon
+        ),
+        length,
+        pre: g.pre,
+        post: g.post,
+    }
+}
+
+/// A match equity table of `length` points generated by the model from
+/// `ev`'s view of the opening: the gammon and backgammon shares of both
+/// sides at the start, averaged (the table is for a game that starts
+/// even), and the cube efficiency of the opening position.
+pub fn generate_from<E: Evaluator + ?Sized>(ev: &E, length: usize) -> Met {
+    let start = Position::start();
+    let s = Shares::of(&ev.eval(&start));
+    let f = s.flipped();
+    let avg = |x: f32, y: f32| 0.5 * (x + y);
+    let shares = Shares {
+        win_gammon: avg(s.win_gammon, f.win_gammon),
+        win_backgammon: avg(s.win_backgammon, f.win_backgammon),
+        lose_gammon: avg(s.lose_gammon, f.lose_gammon),
+        lose_backgammon: avg(s.lose_backgammon, f.lose_backgammon),
+    };
+    generate(length, shares, efficiency(&start))
+}
+
+/// Where two tables differ most before Crawford: the absolute difference
+/// and the score (`a`-away, `b`-away) where it is, over the scores both
+/// cover.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LargestDifference {
+    /// Absolute difference in match-winning chance.
+    pub difference: f32,
+    /// Row: the player's away count.
+    pub away: usize,
+    /// Column: the opponent's away count.
+    pub opp_away: usize,
+}
+
+/// The largest pre-Crawford difference between two tables.
+pub fn largest_difference(a: &Met, b: &Met) -> LargestDifference {
+    let n = a.length.min(b.length);
+    let mut worst = LargestDifference {
+        difference: 0.0,
+        away: 0,
+        opp_away: 0,
+    };
+    for i in 0..n {
+        for j in 0..n {
+            let d = (a.pre[i][j] - b.pre[i][j]).abs();
+            if d > worst.difference {
+                worst = LargestDifference {
+                    difference: d,
+                    away: i + 1,
+                    opp_away: j + 1,
+                };
+            }
+        }
+    }
+    worst
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(me: u32, opp: u32) -> Score {
+        Score::pre(me, opp)
+    }
+
+    #[test]
+    fn gammonless_dead_crawford_game_is_the_win_chance() {
+        // At 1-away 1-away the match is one game: MWC is p.
+        let met = Met::kazaross_xg2();
+        let shares = Shares::of(&Probs([0.6, 0.0, 0.0, 0.0, 0.0]));
+        let mut solver = Solver::new(met, shares, 0.68);
+        let v = solver.value(s(1, 1), 1, Owner::Centred, 0.6);
+        assert!((v - 0.6).abs() < 1e-6);
+    }
+
+    #[test]
+    fn double_match_point_cube_actions() {
+        let met = Met::kazaross_xg2();
+        // 2-away 2-away: a double is for the match. At 80% the opponent
+        // must pass (its take point is 32%).
+        let p = Probs([0.8, 0.0, 0.0, 0.0, 0.0]);
+        let d = match_decision(met, s(2, 2), 1, Owner::Centred, &p, 0.68).unwrap();
+        assert_eq!(d.action, CubeAction::DoublePass);
+        let p = Probs([0.5, 0.1, 0.0, 0.1, 0.0]);
+        let d = match_decision(met, s(2, 2), 1, Owner::Centred, &p, 0.68).unwrap();
+        assert_eq!(d.action, CubeAction::NoDoubleTake);
+        // No cube in the Crawford game.
+        let d = match_decision(met, s(1, 3), 1, Owner::Centred, &p, 0.68).unwrap();
+        assert_eq!(d.action, CubeAction::NoCubeAccess);
+        assert!((d.double_pass - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn generated_table_is_symmetric_and_close_to_kazaross() {
+        let shares = Shares {
+            win_gammon: 0.27,
+            win_backgammon: 0.01,
+            lose_gammon: 0.27,
+            lose_backgammon: 0.01,
+        };
+        let m = generate(11, shares, 0.68);
+        assert!(m.asymmetry() < 1e-6);
+        let k = Met::kazaross_xg2();
+        let mut worst = 0.0f32;
+        for a in 0..11 {
+            for b in 0..11 {
+                worst = worst.max((m.pre[a][b] - k.pre[a][b]).abs());
+            }
+        }
+        assert!(worst < 0.05, "largest difference {worst}");
+    }
+}

@@ -1,0 +1,325 @@
+//! Evaluators: anything that gives [`Probs`] for positions, and the net
+//! evaluator that picks a net by game phase.
+//!
+//! Evaluators stack: [`crate::search::ply::Ply`] wraps any [`Evaluator`] to look
+//! further ahead, and a rollout wraps either. Tests use
+//! [`Evaluator`] doubles instead of a trained net.
+
+use std::sync::Arc;
+
+use crate::evaluation::bearoff::Bearoff;
+use crate::evaluation::inputs::{Layout, SparseInputs};
+use crate::evaluation::net::Net;
+use crate::evaluation::probs::Probs;
+use crate::evaluation::weights::{WeightsError, WeightsSet};
+use crate::rules::movegen::Candidate;
+use crate::rules::position::Position;
+use crate::rules::scoring::{win_kind, WinKind};
+
+/// Gives outcome probabilities for the player on roll, before the roll.
+pub trait Evaluator: Sync {
+    /// Evaluates a batch: `out[i]` for `positions[i]` (same lengths).
+    fn eval_batch(&self, positions: &[Position], out: &mut [Probs]);
+
+    /// Evaluates one position.
+    fn eval(&self, pos: &Position) -> Probs {
+        let mut out = [Probs::default()];
+        self.eval_batch(std::slice::from_ref(pos), &mut out);
+        out[0]
+    }
+
+    /// The exact value of `pos` when this evaluator knows it (a bear-off
+    /// database), so a rollout can stop there; `None` by default.
+    fn exact(&self, _pos: &Position) -> Option<Probs> {
+        None
+    }
+}
+
+/// The exact result for the mover when `after` (mover's view) ends the
+/// game, else `None`.
+pub fn final_result(after: &Position) -> Option<Probs> {
+    if after.me.off() != 15 {
+        return None;
+    }
+    Some(Probs::certain(match win_kind(&after.opp) {
+        WinKind::Single => 1,
+        WinKind::Gammon => 2,
+        WinKind::Backgammon => 3,
+    }))
+}
+
+/// Values of every candidate for the mover (batched), into `out`.
+pub fn candidate_values<E: Evaluator + ?Sized>(
+    eval: &E,
+    candidates: &[Candidate],
+    out: &mut Vec<Probs>,
+) {
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Vec<Position>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    out.clear();
+    out.resize(candidates.len(), Probs::default());
+    SCRATCH.with(|s| {
+        let mut swapped = s.borrow_mut();
+        swapped.clear();
+        swapped.extend(candidates.iter().map(|c| c.position.swapped()));
+        eval.eval_batch(&swapped, out);
+    });
+    for (o, c) in out.iter_mut().zip(candidates) {
+        *o = match final_result(&c.position) {
+            Some(p) => p,
+            None => o.flipped(),
+        };
+    }
+}
+
+/// Index of the highest cubeless equity (the first on ties).
+pub fn argmax_equity(values: &[Probs]) -> usize {
+    let mut best = 0;
+    for (i, v) in values.iter().enumerate().skip(1) {
+        if v.equity() > values[best].equity() {
+            best = i;
+        }
+    }
+    best
+}
+
+/// The best candidate by cubeless equity, and its value.
+pub fn best_candidate<E: Evaluator + ?Sized>(
+    eval: &E,
+    candidates: &[Candidate],
+    scratch: &mut Vec<Probs>,
+) -> (usize, Probs) {
+    candidate_values(eval, candidates, scratch);
+    let best = argmax_equity(scratch);
+    (best, scratch[best])
+}
+
+/// Which net a position belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// The sides can still hit each other.
+    Contact,
+    /// A pure race.
+    Race,
+}
+
+impl Phase {
+    /// The phase of a position.
+    pub fn of(pos: &Position) -> Phase {
+        if pos.is_contact() {
+            Phase::Contact
+        } else {
+            Phase::Race
+        }
+    }
+}
+
+/// The neural evaluator: a contact net, a race net, and the bear-off
+/// databases once every checker is home.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NetEvaluator {
+    /// Net for positions with contact.
+    pub contact: Net,
+    /// Net for races.
+    pub race: Net,
+    /// Exact values for bear-offs (`None`: the race net plays them too).
+    pub bearoff: Option<Arc<Bearoff>>,
+    /// The input layout both nets read.
+    pub layout: Layout,
+}
+
+impl NetEvaluator {
+    /// Builds the evaluator from a weights file's nets.
+    pub fn from_weights(set: &WeightsSet) -> Result<NetEvaluator, WeightsError> {
+        if let Some((name, _)) = set.nets.iter().find(|(n, _)| n != "contact" && n != "race") {
+            return Err(WeightsError::Shape(format!(
+                "a net named {name:?}: this build evaluates with a contact and a race net only"
+            )));
+        }
+        Ok(NetEvaluator {
+            contact: set.get("contact")?.clone(),
+            race: set.get("race")?.clone(),
+            bearoff: None,
+            layout: set.layout,
+        })
+    }
+
+    /// With the bear-off databases.
+    pub fn with_bearoff(mut self, db: Arc<Bearoff>) -> NetEvaluator {
+        self.bearoff = Some(db);
+        self
+    }
+
+    /// The nets as a weights set, with provenance text.
+    pub fn to_weights(&self, provenance: &str) -> WeightsSet {
+        let nets = vec![
+            ("contact".into(), self.contact.clone()),
+            ("race".into(), self.race.clone()),
+        ];
+        WeightsSet {
+            layout: self.layout,
+            nets,
+            provenance: provenance.into(),
+        }
+    }
+
+    /// Encodes `pos` as the nets read it (training must use this too, so
+    /// that what is learnt is what is evaluated).
+    #[inline]
+    pub fn encode_into(&self, pos: &Position, x: &mut SparseInputs) {
+        x.fill(pos, self.layout);
+    }
+
+    /// The net for a phase.
+    pub fn net(&self, phase: Phase) -> &Net {
+        match phase {
+            Phase::Contact => &self.contact,
+            Phase::Race => &self.race,
+        }
+    }
+
+    /// The net that evaluates `pos`.
+    #[inline]
+    fn net_for(&self, pos: &Position) -> &Net {
+        if pos.is_contact() {
+            &self.contact
+        } else {
+            &self.race
+        }
+    }
+
+    /// The net for a phase, mutably (training).
+    pub fn net_mut(&mut self, phase: Phase) -> &mut Net {
+        match phase {
+            Phase::Contact => &mut self.contact,
+            Phase::Race => &mut self.race,
+        }
+    }
+}
+
+/// Removes outcomes the position rules out: no gammons once the loser has
+/// borne a checker off, no backgammons in a race where the loser is out of
+/// the winner's home board, then orders the outputs.
+pub fn sanitize(pos: &Position, p: Probs) -> Probs {
+    let mut v = p.0;
+    if pos.opp.off() > 0 {
+        v[1] = 0.0;
+        v[2] = 0.0;
+    }
+    if pos.me.off() > 0 {
+        v[3] = 0.0;
+        v[4] = 0.0;
+    }
+    if !pos.is_contact() {
+        // The opponent's checkers in my home board (its 19..24) or on its bar.
+        if pos.opp.occupied() & (0x3F << 19) == 0 {
+            v[2] = 0.0;
+        }
+        if pos.me.occupied() & (0x3F << 19) == 0 {
+            v[4] = 0.0;
+        }
+    }
+    Probs(v).consistent()
+}
+
+impl Evaluator for NetEvaluator {
+    fn eval_batch(&self, positions: &[Position], out: &mut [Probs]) {
+        let mut x = SparseInputs::default();
+        let mut act = self.contact.activations();
+        for (pos, o) in positions.iter().zip(out.iter_mut()) {
+            if let Some(p) = self.exact(pos) {
+                *o = p;
+                continue;
+            }
+            self.encode_into(pos, &mut x);
+            *o = sanitize(pos, self.net_for(pos).eval(&x, &mut act));
+        }
+    }
+
+    #[inline]
+    fn exact(&self, pos: &Position) -> Option<Probs> {
+        match &self.bearoff {
+            Some(db) if Bearoff::covers(pos) => Some(db.probs(pos)),
+            _ => None,
+        }
+    }
+}
+
+/// Test doubles.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::*;
+
+    /// Knows only the pip count: a logistic in the race lead (the roll
+    /// counting 8 pips) over a scale of `self.0` pips, without gammons.
+    pub struct PipRace(pub f32);
+
+    impl Evaluator for PipRace {
+        fn eval_batch(&self, positions: &[Position], out: &mut [Probs]) {
+            for (p, o) in positions.iter().zip(out) {
+                let (me, opp) = p.pips();
+                let w = 1.0 / (1.0 + (-(opp as f32 - me as f32 + 8.0) / self.0).exp());
+                *o = Probs([w, 0.0, 0.0, 0.0, 0.0]);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::dice::Dice;
+    use crate::rules::movegen::legal_moves;
+
+    /// Prefers whoever has fewer pips (a test double).
+    struct PipCounter;
+
+    impl Evaluator for PipCounter {
+        fn eval_batch(&self, positions: &[Position], out: &mut [Probs]) {
+            for (p, o) in positions.iter().zip(out) {
+                let (me, opp) = p.pips();
+                let w = 0.5 + (opp as f32 - me as f32) / 100.0;
+                *o = Probs([w.clamp(0.0, 1.0), 0.0, 0.0, 0.0, 0.0]);
+            }
+        }
+    }
+
+    #[test]
+    fn a_file_with_a_net_this_build_does_not_use_is_refused() {
+        use rand::SeedableRng;
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(9);
+        let layout = Layout::V3;
+        let ev = NetEvaluator {
+            contact: Net::random(layout.inputs(), 32, &mut rng),
+            race: Net::random(layout.inputs(), 32, &mut rng),
+            bearoff: None,
+            layout,
+        };
+        let mut set = ev.to_weights("t");
+        let back = crate::evaluation::weights::decode(&crate::evaluation::weights::encode(&set));
+        assert_eq!(NetEvaluator::from_weights(&back.unwrap()).unwrap(), ev);
+        set.nets.push(("crashed".into(), ev.contact.clone()));
+        let err = NetEvaluator::from_weights(&set).unwrap_err().to_string();
+        assert!(err.contains("\"crashed\""), "{err}");
+    }
+
+    #[test]
+    fn the_best_candidate_is_chosen_from_the_movers_side() {
+        // With a pip counter every play of 6-5 is equally good, but a play
+        // that ends the game beats all.
+        let cands = legal_moves(&Position::start(), Dice::new(6, 5).unwrap());
+        let mut scratch = Vec::new();
+        let (_, v) = best_candidate(&PipCounter, &cands, &mut scratch);
+        assert!((v.win() - (0.5 + 11.0 / 100.0)).abs() < 1e-6);
+    }
+
+    #[test]
+    fn sanitize_drops_impossible_gammons() {
+        let mut pos = Position::start();
+        pos.opp = crate::rules::position::Checkers::from_points(&[0; 24], 0).unwrap();
+        let p = sanitize(&pos, Probs([0.9, 0.5, 0.2, 0.1, 0.05]));
+        assert_eq!(p.0[1], 0.0);
+        assert_eq!(p.0[2], 0.0);
+    }
+}

@@ -1,0 +1,477 @@
+//! The network's inputs: the raw board plus a few hand-made features,
+//! produced as a sparse list because most of them are zero.
+//!
+//! # Layouts
+//! A weights file names the layout its nets read ([`Layout`]); the shipped
+//! net reads layout 3. Each layout is two blocks of inputs, first the player on roll, then the
+//! opponent, each in its own numbering:
+//! - 4 units for each of points 1..24 and the bar (index 25), gnubg style:
+//!   exactly one checker, exactly two, three or more, and `(n-3)/2` above
+//!   three. At most two units of a point are non-zero, which keeps the list
+//!   short;
+//! - borne off / 15;
+//! - [`FEATURES`] features: pips / 150, rearmost checker / 25, rearmost
+//!   anchor / 24, home points made / 6, longest prime / 6, the share of the
+//!   36 rolls with which this side hits a blot of the other, the share
+//!   with which its rearmost checker escapes the other's blockade, the
+//!   other's containment (the fewest escapes of a checker on any of points
+//!   15..24), the share of rolls that fail to enter from the bar, checkers
+//!   back in the other's home board / 15, and blots / 15;
+//! - layout 3 only, 6 more per side: mobility (landing points one die away
+//!   / 40), points made in the other's home board / 3, pips outside the
+//!   home board / 150, the share of rolls hitting two blots of the other,
+//!   the pips those hits cost (the costliest blot per roll, / 25, / 36),
+//!   and home points times outer-board points / 36;
+//!
+//! The feature arithmetic runs on the position's bitboards: the points a
+//! roll reaches are shifts of the occupancy mask, masked by the points the
+//! other side has made.
+
+use crate::rules::position::{Checkers, Position, BAR, POINTS_MASK};
+
+/// An input layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Layout {
+    /// 216 inputs (11 features per side).
+    V2,
+    /// 236 inputs (17 features per side): the shipped net's.
+    V3,
+}
+
+impl Layout {
+    /// The id written in weights files.
+    pub fn id(self) -> u32 {
+        match self {
+            Layout::V2 => 2,
+            Layout::V3 => 3,
+        }
+    }
+
+    /// The layout with this id.
+    pub fn from_id(id: u32) -> Option<Layout> {
+        match id {
+            2 => Some(Layout::V2),
+            3 => Some(Layout::V3),
+            _ => None,
+        }
+    }
+
+    /// Hand-made features per side.
+    pub fn features(self) -> usize {
+        match self {
+            Layout::V2 => 11,
+            Layout::V3 => 17,
+        }
+    }
+
+    /// Inputs per side.
+    pub fn per_side(self) -> usize {
+        25 * 4 + 1 + self.features()
+    }
+
+    /// Total inputs.
+    pub fn inputs(self) -> usize {
+        2 * self.per_side()
+    }
+}
+
+/// The most inputs of any layout.
+pub const MAX_INPUTS: usize = 2 * (25 * 4 + 1 + 17);
+
+/// The non-zero inputs of one position, as (index, value) pairs.
+#[derive(Clone, Debug)]
+pub struct SparseInputs {
+    idx: [u16; MAX_INPUTS],
+    val: [f32; MAX_INPUTS],
+    len: usize,
+}
+
+impl Default for SparseInputs {
+    fn default() -> Self {
+        SparseInputs {
+            idx: [0; MAX_INPUTS],
+            val: [0.0; MAX_INPUTS],
+            len: 0,
+        }
+    }
+}
+
+impl SparseInputs {
+    /// Encodes `pos` in `layout`.
+    pub fn encode(pos: &Position, layout: Layout) -> SparseInputs {
+        let mut s = SparseInputs::default();
+        s.fill(pos, layout);
+        s
+    }
+
+    /// Re-encodes in place in `layout`.
+    pub fn fill(&mut self, pos: &Position, layout: Layout) {
+        self.len = 0;
+        self.side(&pos.me, &pos.opp, 0, layout);
+        self.side(&pos.opp, &pos.me, layout.per_side(), layout);
+    }
+
+    /// Indices of the non-zero inputs.
+    #[inline]
+    pub fn indices(&self) -> &[u16] {
+        &self.idx[..self.len]
+    }
+
+    /// Values of the non-zero inputs, parallel to [`Self::indices`].
+    #[inline]
+    pub fn values(&self) -> &[f32] {
+        &self.val[..self.len]
+    }
+
+    /// The dense vector of `n` inputs (for reference computations and
+    /// tests).
+    pub fn dense_of(&self, n: usize) -> Vec<f32> {
+        let mut d = vec![0.0; n];
+        for (&i, &v) in self.indices().iter().zip(self.values()) {
+            d[usize::from(i)] = v;
+        }
+        d
+    }
+
+    #[inline(always)]
+    fn push(&mut self, i: usize, v: f32) {
+        if v != 0.0 {
+            self.idx[self.len] = i as u16;
+            self.val[self.len] = v;
+            self.len += 1;
+        }
+    }
+
+    fn side(&mut self, s: &Checkers, o: &Checkers, base: usize, layout: Layout) {
+        let mut occ = s.occupied();
+        let mut pips = 0u32;
+        while occ != 0 {
+            let p = occ.trailing_zeros() as usize;
+            occ &= occ - 1;
+            let n = s.at(p);
+            pips += p as u32 * u32::from(n);
+            let at = base + (p - 1) * 4;
+            match n {
+                1 => self.push(at, 1.0),
+                2 => self.push(at + 1, 1.0),
+                _ => {
+                    self.push(at + 2, 1.0);
+                    self.push(at + 3, f32::from(n - 3) * 0.5);
+                }
+            }
+        }
+        let f = base + 100;
+        self.push(f, f32::from(s.off()) / 15.0);
+        self.push(f + 1, pips as f32 / 150.0);
+        self.push(f + 2, s.highest() as f32 / 25.0);
+        self.push(f + 3, highest_bit(s.made() & POINTS_MASK) as f32 / 24.0);
+        self.push(f + 4, (s.made() & 0b111_1110).count_ones() as f32 / 6.0);
+        self.push(f + 5, longest_run(s.made() & POINTS_MASK) as f32 / 6.0);
+        let hits = shots(s, o);
+        self.push(f + 6, hits.any as f32 / 36.0);
+        self.push(f + 7, escapes(s, o) as f32 / 36.0);
+        self.push(f + 8, containment(o) as f32 / 36.0);
+        if s.bar() > 0 {
+            let closed = (o.made() & 0b111_1110).count_ones() as f32 / 6.0;
+            self.push(f + 9, closed * closed);
+        }
+        self.push(f + 10, back_checkers(s) as f32 / 15.0);
+        self.push(
+            f + 11,
+            (s.occupied() & !s.made() & POINTS_MASK).count_ones() as f32 / 15.0,
+        );
+        if layout != Layout::V2 {
+            let open = !Checkers::mirrored(o.made()) & POINTS_MASK;
+            let board = s.occupied() & POINTS_MASK;
+            let mobility: u32 = (1..=6).map(|d| ((board >> d) & open).count_ones()).sum();
+            self.push(f + 12, mobility as f32 / 40.0);
+            self.push(f + 13, (s.made() & (0x3F << 19)).count_ones() as f32 / 3.0);
+            let outside: u32 = (7..=25).map(|i| i as u32 * u32::from(s.at(i))).sum();
+            self.push(f + 14, outside as f32 / 150.0);
+            self.push(f + 15, hits.double as f32 / 36.0);
+            self.push(f + 16, hits.risk / 36.0);
+            let home = (s.made() & 0x7E).count_ones() as f32;
+            let outer = (s.made() >> 7 & 0x3F).count_ones() as f32;
+            self.push(f + 17, home * outer / 36.0);
+        }
+    }
+}
+
+fn highest_bit(mask: u32) -> u32 {
+    if mask == 0 {
+        0
+    } else {
+        31 - mask.leading_zeros()
+    }
+}
+
+fn longest_run(mut mask: u32) -> u32 {
+    let mut n = 0;
+    while mask != 0 {
+        mask &= mask >> 1;
+        n += 1;
+    }
+    n
+}
+
+/// Every roll as (die, die, weight out of 36).
+const ROLLS: [(u32, u32, u32); 21] = {
+    let mut r = [(0, 0, 0); 21];
+    let mut k = 0;
+    let mut a = 1;
+    while a <= 6 {
+        let mut b = a;
+        while b <= 6 {
+            r[k] = (a, b, if a == b { 1 } else { 2 });
+            k += 1;
+            b += 1;
+        }
+        a += 1;
+    }
+    r
+};
+
+/// Points reached (as intermediate or final landings) by checkers starting
+/// on `from` with the roll `(a, b)`, landing only on `open`.
+#[inline(always)]
+fn reach(from: u32, a: u32, b: u32, open: u32) -> u32 {
+    if a != b {
+        let ra = (from >> a) & open;
+        let rb = (from >> b) & open;
+        ra | rb | ((ra >> b) & open) | ((rb >> a) & open)
+    } else {
+        chain(from, a, open, 4)
+    }
+}
+
+#[inline(always)]
+fn chain(from: u32, d: u32, open: u32, steps: u32) -> u32 {
+    let mut r = from;
+    let mut acc = 0;
+    for _ in 0..steps {
+        r = (r >> d) & open;
+        acc |= r;
+    }
+    acc
+}
+
+/// Points reached by side `s` with roll `(a, b)`, honouring (roughly) that
+/// checkers on the bar enter first.
+#[inline(always)]
+fn side_reach(s: &Checkers, a: u32, b: u32, open: u32) -> u32 {
+    let bar = u32::from(s.bar());
+    let board = s.occupied() & POINTS_MASK;
+    if bar == 0 {
+        return reach(board, a, b, open);
+    }
+    let entry = |d: u32| (1u32 << (BAR as u32 - d)) & open;
+    if a == b {
+        let e = entry(a);
+        if e == 0 || bar >= 4 {
+            return e;
+        }
+        return e | chain(board | e, a, open, 4 - bar);
+    }
+    let (ea, eb) = (entry(a), entry(b));
+    if bar >= 2 {
+        return ea | eb;
+    }
+    let after_a = if ea != 0 {
+        ((board | ea) >> b) & open
+    } else {
+        0
+    };
+    let after_b = if eb != 0 {
+        ((board | eb) >> a) & open
+    } else {
+        0
+    };
+    ea | eb | after_a | after_b
+}
+
+/// Hitting chances of side `s` against side `o`'s blots.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Shots {
+    /// Rolls (out of 36) that hit a blot.
+    any: u32,
+    /// Rolls that reach two blots.
+    double: u32,
+    /// Pips the hits cost `o` (the costliest blot per roll, / 25, summed
+    /// over the hitting rolls).
+    risk: f32,
+}
+
+/// [`Shots`] in one pass over the 21 rolls.
+fn shots(s: &Checkers, o: &Checkers) -> Shots {
+    let blots = Checkers::mirrored(o.occupied() & !o.made());
+    if blots == 0 {
+        return Shots::default();
+    }
+    let open = !Checkers::mirrored(o.made()) & POINTS_MASK;
+    let bar_free = s.bar() == 0;
+    // Landings one die away, computed once for all rolls.
+    let occ = s.occupied() & POINTS_MASK;
+    let step: [u32; 7] = std::array::from_fn(|d| if d == 0 { 0 } else { (occ >> d) & open });
+    let mut out = Shots::default();
+    let mut risk = 0u32;
+    for &(a, b, w) in &ROLLS {
+        let reached = if !bar_free {
+            side_reach(s, a, b, open)
+        } else if a != b {
+            let (sa, sb) = (step[a as usize], step[b as usize]);
+            sa | sb | ((sa >> b) & open) | ((sb >> a) & open)
+        } else {
+            let sa = step[a as usize];
+            let s2 = (sa >> a) & open;
+            let s3 = (s2 >> a) & open;
+            sa | s2 | s3 | ((s3 >> a) & open)
+        };
+        let hit = reached & blots;
+        if hit != 0 {
+            out.any += w;
+            if hit.count_ones() >= 2 {
+                out.double += w;
+            }
+            // A blot on my point p is on its owner's point 25 - p: sent to
+            // the bar it loses p pips.
+            risk += w * (31 - hit.leading_zeros());
+        }
+    }
+    out.risk = risk as f32 / 25.0;
+    out
+}
+
+/// Checkers of `s` in the other side's home board (its points 19..24) or
+/// on the bar.
+fn back_checkers(s: &Checkers) -> u32 {
+    (19..=25).map(|i| u32::from(s.at(i))).sum()
+}
+
+/// How well `o` contains a checker of the other side: the fewest escapes
+/// (out of 36) of a lone checker on any of the other side's points 15..24.
+fn containment(o: &Checkers) -> u32 {
+    let blocked = Checkers::mirrored(o.made());
+    (15..=24)
+        .map(|h| escapes_from(h, blocked))
+        .min()
+        .unwrap_or(36)
+}
+
+/// Rolls (out of 36) with which the rearmost checker of `s` lands beyond the
+/// last point `o` has made within twelve pips in front of it.
+fn escapes(s: &Checkers, o: &Checkers) -> u32 {
+    escapes_from(s.highest() as u32, Checkers::mirrored(o.made()))
+}
+
+/// Escapes of a checker on point `h` past the `blocked` points (in its
+/// side's numbering) within twelve pips in front of it: a lookup on those
+/// twelve points' pattern.
+#[inline]
+fn escapes_from(h: u32, blocked: u32) -> u32 {
+    if h == 0 {
+        return 36;
+    }
+    // Bit j of the pattern is point h - 12 + j.
+    let pattern = if h >= 12 {
+        (blocked >> (h - 12)) & 0xFFF
+    } else {
+        (blocked << (12 - h)) & 0xFFF
+    };
+    u32::from(ESCAPES[pattern as usize])
+}
+
+/// Escapes for every pattern of blocked points in the twelve in front of a
+/// checker (which sits at bit 12 of the pattern).
+static ESCAPES: std::sync::LazyLock<[u8; 4096]> = std::sync::LazyLock::new(|| {
+    let mut t = [0u8; 4096];
+    for (pattern, e) in t.iter_mut().enumerate() {
+        let blocked = pattern as u32;
+        *e = if blocked == 0 {
+            36
+        } else {
+            let beyond = (1u32 << blocked.trailing_zeros()) - 1;
+            let open = !blocked & 0xFFF;
+            ROLLS
+                .iter()
+                .filter(|&&(a, b, _)| reach(1 << 12, a, b, open) & beyond != 0)
+                .map(|&(_, _, w)| w as u8)
+                .sum()
+        };
+    }
+    t
+});
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::rules::position::test_side as side;
+
+    #[test]
+    fn direct_and_combination_shots_are_counted() {
+        // My checker on my 8 point; the opponent's blot on my 2 point (its
+        // 23): 6 pips away, hit by any 6 (11 rolls), 5-1, 4-2, 3-3, 2-2
+        // (4+1+... ): 11 + 2 + 2 + 1 + 1 = 17.
+        let me = side(&[(8, 1)], 0);
+        let opp = side(&[(23, 1)], 0);
+        assert_eq!(shots(&me, &opp).any, 17);
+    }
+
+    #[test]
+    fn blocked_intermediate_points_stop_combinations() {
+        // As above, but the opponent holds my 3 to 7 points: 5-1 and 4-2
+        // can't land halfway, 3-3 and 2-2 neither. Only 6s hit.
+        let me = side(&[(8, 1)], 0);
+        let opp = side(&[(23, 1), (22, 2), (21, 2), (20, 2), (19, 2), (18, 2)], 0);
+        assert_eq!(shots(&me, &opp).any, 11);
+    }
+
+    #[test]
+    fn the_opening_position_has_no_shots_and_a_free_back_checker_escapes() {
+        let pos = Position::start();
+        assert_eq!(shots(&pos.me, &pos.opp).any, 0);
+        let lone = side(&[(24, 1)], 0);
+        assert_eq!(escapes(&lone, &side(&[], 0)), 36);
+    }
+
+    #[test]
+    fn a_full_prime_cannot_be_escaped() {
+        let me = side(&[(24, 1)], 0);
+        // The opponent's points 2..7 are my 18..23.
+        let opp = side(&[(2, 2), (3, 2), (4, 2), (5, 2), (6, 2), (7, 2)], 0);
+        assert_eq!(escapes(&me, &opp), 0);
+    }
+
+    #[test]
+    fn each_layout_extends_the_one_before() {
+        let pos = Position {
+            me: side(&[(24, 1), (13, 4), (8, 3), (6, 4), (5, 2), (3, 1)], 0),
+            opp: side(&[(24, 2), (13, 5), (8, 2), (7, 1), (6, 5)], 0),
+        };
+        let (small, big) = (Layout::V2, Layout::V3);
+        let a = SparseInputs::encode(&pos, small).dense_of(small.inputs());
+        let b = SparseInputs::encode(&pos, big).dense_of(big.inputs());
+        let (ps, pb) = (small.per_side(), big.per_side());
+        assert_eq!(&a[..ps], &b[..ps]);
+        assert_eq!(&a[ps..], &b[pb..pb + ps]);
+        assert!(b[ps..pb].iter().any(|&x| x != 0.0));
+        assert_eq!(Layout::from_id(big.id()), Some(big));
+        assert_eq!(Layout::from_id(4), None);
+        assert_eq!(Layout::V3.inputs(), MAX_INPUTS);
+    }
+
+    #[test]
+    fn sparse_inputs_match_the_layout() {
+        let layout = Layout::V2;
+        let d = SparseInputs::encode(&Position::start(), layout).dense_of(layout.inputs());
+        let per_side = layout.per_side();
+        // Two on my 24 point, five on my 13, three on 8, five on 6.
+        assert_eq!(d[23 * 4 + 1], 1.0);
+        assert_eq!(d[12 * 4 + 2], 1.0);
+        assert_eq!(d[12 * 4 + 3], 1.0);
+        assert_eq!(d[7 * 4 + 2], 1.0);
+        assert_eq!(d[7 * 4 + 3], 0.0);
+        assert_eq!(d[100 + 1], 167.0 / 150.0);
+        assert_eq!(&d[..per_side], &d[per_side..]);
+    }
+}

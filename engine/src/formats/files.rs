@@ -1,0 +1,60 @@
+//! The one way the project writes a file: whole or not at all.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// The temporary file `write_atomic` writes before its rename: a hidden
+/// sibling of `path` named for this process.
+pub fn temp_path(path: &Path) -> io::Result<PathBuf> {
+    let name = path.file_name().ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is not a file path", path.display()),
+        )
+    })?;
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    Ok(dir.unwrap_or(Path::new(".")).join(format!(
+        ".{}.tmp{}",
+        name.to_string_lossy(),
+        std::process::id()
+    )))
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder,
+/// synced to disk, then renamed over `path`: a crash leaves either the old
+/// file or the new one, never half of one. Errors name the file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let tmp = temp_path(path)?;
+    let named = |what: &str, p: &Path, e: io::Error| {
+        io::Error::new(e.kind(), format!("{what} {}: {e}", p.display()))
+    };
+    let mut f = fs::File::create(&tmp).map_err(|e| named("creating", &tmp, e))?;
+    f.write_all(bytes)
+        .and_then(|_| f.sync_all())
+        .map_err(|e| named("writing", &tmp, e))?;
+    drop(f);
+    fs::rename(&tmp, path).map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        named("renaming onto", path, e)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_whole_files_and_leaves_no_temporary() {
+        let dir = std::env::temp_dir().join(format!("sheshbesh-files-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("a.txt");
+        write_atomic(&p, b"one").unwrap();
+        write_atomic(&p, b"two").unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"two");
+        assert!(!temp_path(&p).unwrap().exists());
+        let err = write_atomic(&dir.join("missing/b.txt"), b"x").unwrap_err();
+        assert!(err.to_string().contains("missing"), "{err}");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,215 @@
+//! Match and cube state: everything about a game besides the board.
+//!
+//! Players are numbered as gnubg numbers them: [`Player::Zero`] is "O", the
+//! top of the board, the first name of a `.mat` score line; [`Player::One`]
+//! is "X", the bottom.
+
+use crate::rules::dice::Dice;
+
+/// One of the two players, in gnubg's numbering.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Player {
+    /// gnubg's player 0 ("O", top).
+    Zero,
+    /// gnubg's player 1 ("X", bottom).
+    One,
+}
+
+impl Player {
+    /// The other player.
+    pub fn other(self) -> Player {
+        match self {
+            Player::Zero => Player::One,
+            Player::One => Player::Zero,
+        }
+    }
+
+    /// 0 or 1.
+    pub fn index(self) -> usize {
+        match self {
+            Player::Zero => 0,
+            Player::One => 1,
+        }
+    }
+
+    /// From 0 or 1 (any non-zero is player 1).
+    pub fn from_bit(bit: u32) -> Player {
+        if bit == 0 {
+            Player::Zero
+        } else {
+            Player::One
+        }
+    }
+}
+
+/// The doubling cube: value as a power of two and who owns it (the
+/// default is the centred 1-cube).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct CubeState {
+    /// log2 of the cube value (0 = the centred 1-cube).
+    pub log2: u8,
+    /// `None` while centred.
+    pub owner: Option<Player>,
+}
+
+impl CubeState {
+    /// The cube's value.
+    pub fn value(self) -> u64 {
+        1u64 << self.log2
+    }
+
+    /// Whether `player` holds the right to double (centred or owned).
+    pub fn may_double(self, player: Player) -> bool {
+        self.owner.is_none_or(|o| o == player)
+    }
+
+    /// The cube after `doubler`'s double is taken: value doubles and the
+    /// taker owns it.
+    pub fn after_take(self, doubler: Player) -> CubeState {
+        CubeState {
+            log2: self.log2 + 1,
+            owner: Some(doubler.other()),
+        }
+    }
+
+    /// The cube after a beaver by `beaverer` (who took): it doubles again and
+    /// the beaverer keeps it.
+    pub fn after_beaver(self, beaverer: Player) -> CubeState {
+        CubeState {
+            log2: self.log2 + 1,
+            owner: Some(beaverer),
+        }
+    }
+}
+
+/// Where a game stands, as gnubg's Match ID records it.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub enum GameState {
+    /// No game started.
+    NoGame,
+    /// In play.
+    #[default]
+    Playing,
+    /// Finished by bearing off.
+    Over,
+    /// Finished by a resignation.
+    Resigned,
+    /// Finished by a dropped double.
+    Dropped,
+}
+
+impl GameState {
+    pub(crate) fn code(self) -> u32 {
+        match self {
+            GameState::NoGame => 0,
+            GameState::Playing => 1,
+            GameState::Over => 2,
+            GameState::Resigned => 3,
+            GameState::Dropped => 4,
+        }
+    }
+
+    pub(crate) fn from_code(c: u32) -> Option<GameState> {
+        Some(match c {
+            0 => GameState::NoGame,
+            1 => GameState::Playing,
+            2 => GameState::Over,
+            3 => GameState::Resigned,
+            4 => GameState::Dropped,
+            _ => return None,
+        })
+    }
+}
+
+/// Everything gnubg's Match ID and XG's XGID say besides the board.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct MatchState {
+    /// Match length in points; 0 for a money session.
+    pub length: u32,
+    /// Scores of player 0 and player 1.
+    pub score: [u32; 2],
+    /// Whether this game is the Crawford game (no cube).
+    pub crawford: bool,
+    /// The cube.
+    pub cube: CubeState,
+    /// The player on roll (gnubg's `fMove`); the board is seen from them.
+    pub on_roll: Player,
+    /// The player who must act now (differs from `on_roll` while a double
+    /// or resignation is pending).
+    pub turn: Player,
+    /// A double is pending.
+    pub doubled: bool,
+    /// Resignation on offer: 0 none, 1 single, 2 gammon, 3 backgammon.
+    pub resignation: u8,
+    /// The dice rolled, if any.
+    pub dice: Option<Dice>,
+    /// Game state.
+    pub game_state: GameState,
+    /// Jacoby rule in force (money only).
+    pub jacoby: bool,
+    /// Beavers allowed (money only; not in the Match ID).
+    pub beavers: bool,
+}
+
+impl Default for MatchState {
+    /// A money session, centred cube, player 1 on roll, no dice, Jacoby on
+    /// (gnubg's defaults for a new session).
+    fn default() -> Self {
+        MatchState {
+            length: 0,
+            score: [0, 0],
+            crawford: false,
+            cube: CubeState::default(),
+            on_roll: Player::One,
+            turn: Player::One,
+            doubled: false,
+            resignation: 0,
+            dice: None,
+            game_state: GameState::Playing,
+            jacoby: true,
+            beavers: false,
+        }
+    }
+}
+
+impl MatchState {
+    /// A new match to `length` points at 0-0 (Jacoby never applies).
+    pub fn new_match(length: u32) -> MatchState {
+        MatchState {
+            length,
+            jacoby: false,
+            ..MatchState::default()
+        }
+    }
+
+    /// Whether this is money play.
+    pub fn is_money(&self) -> bool {
+        self.length == 0
+    }
+
+    /// Points each player still needs (match play).
+    pub fn away(&self) -> [u32; 2] {
+        [
+            self.length.saturating_sub(self.score[0]),
+            self.length.saturating_sub(self.score[1]),
+        ]
+    }
+
+    /// Whether the game is after the Crawford game: someone is 1-away and
+    /// this is not the Crawford game.
+    pub fn is_post_crawford(&self) -> bool {
+        !self.is_money() && !self.crawford && self.away().contains(&1)
+    }
+
+    /// Whether `player` may offer a double now (before rolling): the cube
+    /// is available to them, it is not the Crawford game, and in match play
+    /// doubling can still matter (a player needing one point gains nothing,
+    /// but gnubg allows the double, so it is allowed here too).
+    pub fn may_double(&self, player: Player) -> bool {
+        !self.crawford
+            && self.dice.is_none()
+            && !self.doubled
+            && self.cube.may_double(player)
+            && self.game_state == GameState::Playing
+    }
+}

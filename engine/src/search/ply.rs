@@ -1,0 +1,318 @@
+//! Looking ahead: n-ply evaluation and move ranking with move filters.
+//!
+//! An `n`-ply evaluation of a position averages, over the 21 rolls, the
+//! value of the best play, where plays are first ranked at 0-ply and only
+//! the best few (a [`MoveFilter`], as in gnubg) are searched at `n - 1`
+//! ply. [`Ply`] is itself an [`Evaluator`], so deeper searches and rollouts
+//! wrap it like any other.
+
+use rayon::prelude::*;
+
+use crate::evaluation::evaluator::{argmax_equity, candidate_values, final_result, Evaluator};
+use crate::evaluation::probs::Probs;
+use crate::rules::dice::Dice;
+use crate::rules::movegen::{generate, Candidate, MoveList};
+use crate::rules::position::Position;
+
+/// Which plays survive to a deeper search: at most `keep`, and only those
+/// within `margin` (cubeless equity) of the best.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MoveFilter {
+    /// Most plays kept.
+    pub keep: usize,
+    /// Largest equity gap to the best play.
+    pub margin: f32,
+}
+
+impl MoveFilter {
+    /// Filter for the plays of the position being analysed (generous).
+    pub const ROOT: MoveFilter = MoveFilter {
+        keep: 8,
+        margin: 0.16,
+    };
+    /// Filter for plays inside the search tree (tight, as gnubg's defaults).
+    pub const TREE: MoveFilter = MoveFilter {
+        keep: 2,
+        margin: 0.04,
+    };
+}
+
+/// `depth`-ply evaluation on top of a 0-ply evaluator.
+#[derive(Clone, Copy)]
+pub struct Ply<'a, E: Evaluator + ?Sized> {
+    base: &'a E,
+    depth: u32,
+    filter: MoveFilter,
+}
+
+impl<'a, E: Evaluator + ?Sized> Ply<'a, E> {
+    /// Looks `depth` plies ahead (0 is `base` itself).
+    pub fn new(base: &'a E, depth: u32) -> Self {
+        Ply {
+            base,
+            depth,
+            filter: MoveFilter::TREE,
+        }
+    }
+
+    /// The search depth.
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+
+    fn eval_at(&self, pos: &Position, depth: u32) -> Probs {
+        if depth == 0 {
+            return self.base.eval(pos);
+        }
+        let per_roll = |dice: Dice| -> Probs {
+            let mut list = MoveList::new();
+            generate(pos, dice, &mut list);
+            let (_, v) = self.best_play(list.as_slice(), depth - 1, self.filter);
+            let mut acc = Probs::default();
+            acc.add_scaled(&v, dice.weight() as f32 / 36.0);
+            acc
+        };
+        let sum = |a: Probs, b: Probs| {
+            let mut a = a;
+            a.add_scaled(&b, 1.0);
+            a
+        };
+        if depth >= 2 {
+            Dice::all_21()
+                .collect::<Vec<_>>()
+                .into_par_iter()
+                .map(per_roll)
+                .reduce(Probs::default, sum)
+        } else {
+            Dice::all_21().map(per_roll).fold(Probs::default(), sum)
+        }
+    }
+
+    /// The best play among `candidates` searched at `depth`, and its value
+    /// for the mover.
+    fn best_play(
+        &self,
+        candidates: &[Candidate],
+        depth: u32,
+        filter: MoveFilter,
+    ) -> (usize, Probs) {
+        let mut values = Vec::with_capacity(candidates.len());
+        candidate_values(self.base, candidates, &mut values);
+        let best0 = argmax_equity(&values);
+        if depth == 0 || candidates.len() == 1 {
+            return (best0, values[best0]);
+        }
+        let deep = self.deepen(candidates, &values, depth, filter, false);
+        deep.iter()
+            .filter(|d| d.2 == depth)
+            .max_by(|a, b| a.1.equity().total_cmp(&b.1.equity()))
+            .map(|d| (d.0, d.1))
+            .expect("the filter keeps one play")
+    }
+
+    /// Searches plays step by step as gnubg's move filters do: the plays
+    /// `first` keeps at 0-ply are searched at 1 ply, the best of those (by
+    /// [`MoveFilter::TREE`]) at 2 ply, and so on up to `depth`. Returns
+    /// (index, value, ply) of every play searched, at its deepest ply.
+    fn deepen(
+        &self,
+        candidates: &[Candidate],
+        values0: &[Probs],
+        depth: u32,
+        first: MoveFilter,
+        parallel: bool,
+    ) -> Vec<(usize, Probs, u32)> {
+        let mut found: Vec<(usize, Probs, u32)> = Vec::new();
+        let mut keep = shortlist(values0, first);
+        for d in 1..=depth {
+            let eval = |&i: &usize| (i, self.after(&candidates[i].position, d), d);
+            let stage: Vec<(usize, Probs, u32)> = if parallel {
+                keep.par_iter().map(eval).collect()
+            } else {
+                keep.iter().map(eval).collect()
+            };
+            for st in &stage {
+                found.retain(|f| f.0 != st.0);
+                found.push(*st);
+            }
+            if d < depth {
+                let vals: Vec<Probs> = stage.iter().map(|x| x.1).collect();
+                keep = shortlist(&vals, MoveFilter::TREE)
+                    .into_iter()
+                    .map(|k| stage[k].0)
+                    .collect();
+            }
+        }
+        found
+    }
+
+    /// Value for the mover of a play's resulting board, searched at `depth`.
+    pub fn after(&self, after: &Position, depth: u32) -> Probs {
+        match final_result(after) {
+            Some(p) => p,
+            None => self.eval_at(&after.swapped(), depth).flipped(),
+        }
+    }
+}
+
+impl<E: Evaluator + ?Sized> Evaluator for Ply<'_, E> {
+    fn eval_batch(&self, positions: &[Position], out: &mut [Probs]) {
+        if self.depth == 0 {
+            return self.base.eval_batch(positions, out);
+        }
+        for (p, o) in positions.iter().zip(out) {
+            *o = self.eval_at(p, self.depth);
+        }
+    }
+}
+
+/// Indices of the plays a filter keeps, best first.
+pub fn shortlist(values: &[Probs], filter: MoveFilter) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    order.sort_by(|&a, &b| values[b].equity().total_cmp(&values[a].equity()));
+    let top = values[order[0]].equity();
+    order
+        .into_iter()
+        .take(filter.keep.max(1))
+        .take_while(|&i| top - values[i].equity() <= filter.margin)
+        .collect()
+}
+
+/// One ranked play of a roll.
+#[derive(Clone, Copy, Debug)]
+pub struct RankedMove {
+    /// The play and its board.
+    pub candidate: Candidate,
+    /// Its value for the mover.
+    pub probs: Probs,
+    /// The depth that value was computed at (plays the filter dropped stay
+    /// at 0-ply).
+    pub ply: u32,
+}
+
+/// All plays of `dice` from `pos`, best first: every play at 0-ply, those
+/// `root` keeps at 1 ply, the best of those at 2 ply and so on up to `ply`
+/// (deeper-searched plays rank ahead of the rest).
+pub fn rank_moves<E: Evaluator + ?Sized>(
+    base: &E,
+    pos: &Position,
+    dice: Dice,
+    ply: u32,
+    root: MoveFilter,
+) -> Vec<RankedMove> {
+    let mut list = MoveList::new();
+    generate(pos, dice, &mut list);
+    let cands = list.as_slice();
+    let mut values = Vec::new();
+    candidate_values(base, cands, &mut values);
+    let mut ranked: Vec<RankedMove> = cands
+        .iter()
+        .zip(&values)
+        .map(|(c, v)| RankedMove {
+            candidate: *c,
+            probs: *v,
+            ply: 0,
+        })
+        .collect();
+    if ply > 0 && cands.len() > 1 {
+        let search = Ply::new(base, ply);
+        for (i, v, d) in search.deepen(cands, &values, ply, root, true) {
+            ranked[i].probs = v;
+            ranked[i].ply = d;
+        }
+    }
+    ranked.sort_by(|a, b| {
+        b.ply
+            .cmp(&a.ply)
+            .then(b.probs.equity().total_cmp(&a.probs.equity()))
+    });
+    ranked
+}
+
+/// A player that searches `depth` plies (0 is greedy on the base).
+pub struct Searcher<'a, E: Evaluator + ?Sized> {
+    ply: Ply<'a, E>,
+    root: MoveFilter,
+}
+
+impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
+    /// Plays at `depth` ply on `base`.
+    pub fn new(base: &'a E, depth: u32) -> Self {
+        Searcher {
+            ply: Ply::new(base, depth),
+            root: MoveFilter::ROOT,
+        }
+    }
+}
+
+impl<E: Evaluator + ?Sized> crate::search::chooser::Chooser for Searcher<'_, E> {
+    fn choose(&mut self, _before: &Position, candidates: &[Candidate]) -> usize {
+        self.ply.best_play(candidates, self.ply.depth, self.root).0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RACE: crate::evaluation::evaluator::testing::PipRace =
+        crate::evaluation::evaluator::testing::PipRace(10.0);
+
+    #[test]
+    fn one_ply_is_the_average_of_the_best_replies() {
+        let pos = Position::start();
+        let one = Ply::new(&RACE, 1).eval(&pos);
+        let mut want = 0.0;
+        for d in Dice::all_21() {
+            let mut list = MoveList::new();
+            generate(&pos, d, &mut list);
+            let mut vals = Vec::new();
+            candidate_values(&RACE, list.as_slice(), &mut vals);
+            let best = vals.iter().map(|v| v.win()).fold(f32::MIN, f32::max);
+            want += best * d.weight() as f32 / 36.0;
+        }
+        assert!((one.win() - want).abs() < 1e-5);
+    }
+
+    #[test]
+    fn ranking_puts_searched_plays_first_and_orders_them() {
+        let ranked = rank_moves(
+            &RACE,
+            &Position::start(),
+            Dice::new(3, 1).unwrap(),
+            1,
+            MoveFilter::ROOT,
+        );
+        assert_eq!(ranked.len(), 16);
+        assert_eq!(ranked[0].ply, 1);
+        for w in ranked.windows(2) {
+            if w[0].ply == w[1].ply {
+                assert!(w[0].probs.equity() >= w[1].probs.equity());
+            }
+        }
+    }
+
+    #[test]
+    fn shortlist_honours_count_and_margin() {
+        let v: Vec<Probs> = [0.5, 0.9, 0.88, 0.7, 0.89]
+            .iter()
+            .map(|&w| Probs([w, 0.0, 0.0, 0.0, 0.0]))
+            .collect();
+        let s = shortlist(
+            &v,
+            MoveFilter {
+                keep: 2,
+                margin: 1.0,
+            },
+        );
+        assert_eq!(s, vec![1, 4]);
+        let s = shortlist(
+            &v,
+            MoveFilter {
+                keep: 8,
+                margin: 0.05,
+            },
+        );
+        assert_eq!(s, vec![1, 4, 2]);
+    }
+}

@@ -1,0 +1,265 @@
+//! Expert iteration: teach the net what its own search knows.
+//!
+//! A round samples positions from self-play, labels them by a `ply`-ply
+//! search on the current nets ([`LabelSource`]: each position's value, or
+//! the whole decision of one roll), and fits the nets to those labels. The search looks
+//! at every roll and reply, so its values are better informed than the
+//! net's own; after fitting, the 0-ply net plays closer to the search, and
+//! the next round's search starts from a stronger net. No outside engine is
+//! consulted: the labels are our own search's.
+
+use std::path::Path;
+
+use crate::adam::BatchFit;
+use crate::backprop;
+use crate::decisions::{self, DecisionLabel};
+use crate::labels::{self, label_in_pieces, sample, Example, FitPass, Shard, HELD_OUT};
+use anyhow::Result;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
+use sheshbesh_engine::evaluation::inputs::SparseInputs;
+use sheshbesh_engine::search::ply::MoveFilter;
+
+/// What a round's search labels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LabelSource {
+    /// Each sampled position's probabilities, fitted by their error.
+    Search,
+    /// One roll of each sampled position with its best `keep` plays at
+    /// 0-ply, each valued by the search, fitted by the search's regret of
+    /// the nets' choice ([`crate::decisions`]).
+    Decisions {
+        /// Plays kept per roll.
+        keep: usize,
+    },
+}
+
+/// Settings of an expert-iteration round.
+#[derive(Clone, Debug)]
+pub struct ExpertConfig {
+    /// What is labelled.
+    pub labels: LabelSource,
+    /// Positions sampled and labelled.
+    pub positions: usize,
+    /// Search depth of the labels.
+    pub ply: u32,
+    /// Passes over the labels (0: label only, fit nothing).
+    pub epochs: usize,
+    /// Learning rate of the fit.
+    pub alpha: f32,
+    /// Learning rate of the last pass; the rate falls geometrically from
+    /// `alpha` to it, so early passes move far and late ones settle.
+    pub alpha_end: f32,
+    /// Chance that a sampling game plays the second-best play instead of
+    /// the best (variety in the sampled positions).
+    pub explore: f64,
+    /// Weights whose search labels (and whose self-play samples) the
+    /// positions instead of the nets being trained: a stronger, slower net
+    /// (an ensemble) teaching a fast one. `None`: the nets teach themselves.
+    pub teacher: Option<std::path::PathBuf>,
+    /// Directory keeping each round's labels (`round-N.labels` or
+    /// `round-N.decisions`), made in pieces and reused when present.
+    pub cache_dir: Option<std::path::PathBuf>,
+    /// The share of the labelling this run does (with `cache_dir`).
+    pub shard: Shard,
+    /// Fit by [`crate::adam::Adam`] on batches of this many labels (0: plain
+    /// descent, one at a time; decisions always use Adam).
+    pub batch: usize,
+    /// Softmax temperature of the decision fit, in equity.
+    pub temperature: f32,
+    /// Weight of the decision fit's anchor to the nets' own outputs.
+    pub anchor: f32,
+}
+
+/// Fits the nets to labelled examples: `epochs` passes at a learning rate
+/// falling geometrically from `alpha` to `alpha_end`, by plain descent one
+/// position at a time (`batch` 0) or by [`crate::adam::Adam`] on batches of `batch`
+/// positions. A [`HELD_OUT`] share of the examples is never fitted.
+pub fn fit(
+    ev: &mut NetEvaluator,
+    examples: &[Example],
+    epochs: usize,
+    (alpha, alpha_end): (f32, f32),
+    batch: usize,
+    seed: u64,
+) -> Vec<FitPass> {
+    let mut order: Vec<usize> = (0..examples.len()).collect();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    order.shuffle(&mut rng);
+    let held = (examples.len() as f64 * HELD_OUT) as usize;
+    let (held, mut order) = (order[..held].to_vec(), order[held..].to_vec());
+    let mut act = ev.contact.activations();
+    let mut x = SparseInputs::default();
+    let mut nets = BatchFit::default();
+    let mut passes = Vec::with_capacity(epochs);
+    for epoch in 0..epochs {
+        let t = if epochs > 1 {
+            epoch as f32 / (epochs - 1) as f32
+        } else {
+            0.0
+        };
+        let alpha = alpha * (alpha_end / alpha).powf(t);
+        order.shuffle(&mut rng);
+        let mut sq = 0.0;
+        for chunk in order.chunks(batch.max(1)) {
+            for &i in chunk {
+                let e = &examples[i];
+                ev.encode_into(&e.position, &mut x);
+                let before = if batch == 0 {
+                    backprop::train(ev.net_mut(e.phase), &x, &e.target, alpha, &mut act)
+                } else {
+                    nets.backward(ev, e.phase, &x, &e.target, &mut act)
+                };
+                sq += f64::from((before.win() - e.target.win()).powi(2));
+            }
+            nets.step(ev, alpha);
+        }
+        let mut held_sq = 0.0;
+        for &i in &held {
+            let e = &examples[i];
+            ev.encode_into(&e.position, &mut x);
+            let now = ev.net(e.phase).eval(&x, &mut act);
+            held_sq += f64::from((now.win() - e.target.win()).powi(2));
+        }
+        passes.push(FitPass {
+            fitted: (sq / order.len().max(1) as f64).sqrt(),
+            held_out: (held_sq / held.len().max(1) as f64).sqrt(),
+        });
+    }
+    passes
+}
+
+/// One round: sample, label, fit. Returns the fit's passes (value labels:
+/// their error; decisions: the regret before the fit and after each
+/// pass), or `None` when this run labelled its shard and other shards'
+/// pieces are still missing (nothing is fitted then).
+///
+/// Labelling is the expensive part (a 2-ply label costs thousands of
+/// evaluations), so with a `cache` path the labels are read from it when it
+/// exists; otherwise they are made in pieces kept as they come
+/// ([`label_in_pieces`]), so a stopped run resumes where it stopped and a
+/// second fit with other settings does not label again.
+pub fn round(
+    ev: &mut NetEvaluator,
+    teacher: Option<&NetEvaluator>,
+    cfg: &ExpertConfig,
+    seed: u64,
+    cache: Option<&Path>,
+) -> Result<Option<Vec<FitPass>>> {
+    let teacher = teacher.unwrap_or(ev);
+    match cfg.labels {
+        LabelSource::Search => {
+            let examples: Vec<Example> = match cache {
+                Some(path) if path.exists() => labels::load_examples(path)?,
+                _ => {
+                    let positions = sample(teacher, cfg.positions, cfg.explore, seed);
+                    let label =
+                        |r: std::ops::Range<usize>| labels::label(teacher, &positions[r], cfg.ply);
+                    match cache {
+                        Some(path) => {
+                            match label_in_pieces(path, &positions, seed, cfg.shard, label)? {
+                                Some(all) => all,
+                                None => return Ok(None),
+                            }
+                        }
+                        None => label(0..positions.len()),
+                    }
+                }
+            };
+            let (alpha, batch) = ((cfg.alpha, cfg.alpha_end), cfg.batch);
+            Ok(Some(fit(
+                ev,
+                &examples,
+                cfg.epochs,
+                alpha,
+                batch,
+                seed ^ 0xD15,
+            )))
+        }
+        LabelSource::Decisions { keep } => {
+            let cache = cache.map(|p| p.with_extension("decisions"));
+            let all: Vec<DecisionLabel> = match &cache {
+                Some(path) if path.exists() => decisions::load(path)?,
+                _ => {
+                    let positions = sample(teacher, cfg.positions, cfg.explore, seed);
+                    let filter = MoveFilter {
+                        keep,
+                        margin: MoveFilter::ROOT.margin,
+                    };
+                    let label = |r: std::ops::Range<usize>| {
+                        let first = r.start;
+                        decisions::label(teacher, &positions[r], first, filter, cfg.ply, seed)
+                    };
+                    match &cache {
+                        Some(path) => {
+                            match label_in_pieces(path, &positions, seed, cfg.shard, label)? {
+                                Some(all) => all,
+                                None => return Ok(None),
+                            }
+                        }
+                        None => label(0..positions.len()),
+                    }
+                }
+            };
+            let fit = decisions::DecisionFit {
+                epochs: cfg.epochs,
+                alpha: (cfg.alpha, cfg.alpha_end),
+                batch: cfg.batch,
+                temperature: cfg.temperature,
+                anchor: cfg.anchor,
+            };
+            Ok(Some(decisions::fit(ev, &all, &fit, seed ^ 0xD15)))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sheshbesh_engine::evaluation::inputs::Layout;
+
+    fn config(labels: LabelSource, dir: &Path) -> ExpertConfig {
+        ExpertConfig {
+            labels,
+            positions: 120,
+            ply: 1,
+            epochs: 4,
+            alpha: 0.003,
+            alpha_end: 0.003,
+            explore: 0.1,
+            teacher: None,
+            cache_dir: Some(dir.to_path_buf()),
+            shard: Shard::ALL,
+            batch: 16,
+            temperature: 0.02,
+            anchor: 1.0,
+        }
+    }
+
+    #[test]
+    fn a_round_labels_once_and_fits_from_its_cache() {
+        let dir = std::env::temp_dir().join(format!("shb-expert-{}", std::process::id()));
+        for labels in [LabelSource::Search, LabelSource::Decisions { keep: 4 }] {
+            let cfg = config(labels, &dir);
+            let cache = dir.join("round-1.labels");
+            let mut ev = crate::train::fresh(3, 32, 32, Layout::V2);
+            let first = round(&mut ev, None, &cfg, 5, Some(&cache))
+                .unwrap()
+                .unwrap();
+            assert_eq!(
+                first.len(),
+                cfg.epochs + usize::from(labels != LabelSource::Search)
+            );
+            // The second fit reads the same labels: the same passes.
+            let mut again = crate::train::fresh(3, 32, 32, Layout::V2);
+            let second = round(&mut again, None, &cfg, 5, Some(&cache))
+                .unwrap()
+                .unwrap();
+            assert_eq!(first, second);
+            assert_eq!(ev, again);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

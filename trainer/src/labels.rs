@@ -1,0 +1,441 @@
+//! Labels for expert iteration and their files: positions sampled from
+//! self-play, the plays competing for a roll, values by our own search,
+//! and label files that are made in pieces, so that a stopped run resumes
+//! where it stopped and separate runs (shards on other machines or
+//! sessions) fill in the same set.
+
+use std::fs;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use crate::selfplay::roll;
+use anyhow::{Context, Result};
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rayon::prelude::*;
+use sheshbesh_engine::evaluation::evaluator::{candidate_values, Evaluator, NetEvaluator, Phase};
+use sheshbesh_engine::formats::files::write_atomic;
+use sheshbesh_engine::rules::movegen::{generate, MoveList};
+use sheshbesh_engine::search::ply::{shortlist, MoveFilter, Ply};
+use sheshbesh_engine::{formats::position_id, Position, Probs};
+
+/// One labelled position.
+#[derive(Clone, Debug)]
+pub struct Example {
+    /// Which net learns it.
+    pub phase: Phase,
+    /// The position (player on roll).
+    pub position: Position,
+    /// The search's probabilities.
+    pub target: Probs,
+}
+
+/// Positions from self-play games of `ev`, every position where a side is
+/// on roll and no database knows the answer. Game `g` has its own dice, so
+/// the sample is the same on any number of threads.
+pub fn sample(ev: &NetEvaluator, n: usize, explore: f64, seed: u64) -> Vec<Position> {
+    let per_game = 60;
+    let games = n.div_ceil(per_game / 2).max(1);
+    let mut all: Vec<Position> = (0..games as u64)
+        .into_par_iter()
+        .map_init(
+            || (MoveList::new(), Vec::new()),
+            |(list, values), g| {
+                let mut rng =
+                    Xoshiro256PlusPlus::seed_from_u64(seed ^ g.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                let mut out = Vec::with_capacity(per_game);
+                let mut pos = Position::start();
+                loop {
+                    let dice = roll(&mut rng);
+                    if ev.exact(&pos).is_none() && !(out.is_empty() && pos == Position::start()) {
+                        out.push(pos);
+                    }
+                    generate(&pos, dice, list);
+                    candidate_values(ev, list.as_slice(), values);
+                    let mut order: Vec<usize> = (0..values.len()).collect();
+                    order.sort_by(|&a, &b| values[b].equity().total_cmp(&values[a].equity()));
+                    let pick = if order.len() > 1 && rng.gen_bool(explore) {
+                        order[1]
+                    } else {
+                        order[0]
+                    };
+                    let after = list.as_slice()[pick].position;
+                    if after.me.off() == 15 {
+                        break;
+                    }
+                    pos = after.swapped();
+                }
+                out
+            },
+        )
+        .flatten()
+        .collect();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    all.shuffle(&mut rng);
+    all.truncate(n);
+    all
+}
+
+/// For each of `positions`, in parallel and in order: a roll drawn from
+/// `seed` and the position's index in the whole sample (`first` is the
+/// index of `positions[0]`, so labelling in pieces gives the same rolls;
+/// the same on any number of threads),
+/// and the boards after that roll's best plays at 0-ply within `filter`,
+/// best first, handed to `each`.
+pub(crate) fn best_plays_of_a_roll<T: Send>(
+    ev: &NetEvaluator,
+    positions: &[Position],
+    first: usize,
+    seed: u64,
+    filter: MoveFilter,
+    each: impl Fn(Vec<Position>) -> T + Sync + Send,
+) -> Vec<T> {
+    positions
+        .par_iter()
+        .enumerate()
+        .map_init(
+            || (MoveList::new(), Vec::new()),
+            |(list, values), (i, p)| {
+                let mut rng = Xoshiro256PlusPlus::seed_from_u64(
+                    seed ^ ((first + i) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                );
+                generate(p, roll(&mut rng), list);
+                candidate_values(ev, list.as_slice(), values);
+                let plays = shortlist(values, filter);
+                each(
+                    plays
+                        .into_iter()
+                        .map(|k| list.as_slice()[k].position)
+                        .collect(),
+                )
+            },
+        )
+        .collect()
+}
+
+/// Labels positions with a `ply`-ply search of `ev`.
+pub fn label(ev: &NetEvaluator, positions: &[Position], ply: u32) -> Vec<Example> {
+    let search = Ply::new(ev, ply);
+    positions
+        .par_iter()
+        .map(|p| Example {
+            phase: Phase::of(p),
+            position: *p,
+            target: search.eval(p),
+        })
+        .collect()
+}
+
+/// How far a fit got after one pass: the root-mean-square error of the
+/// win probability on the positions fitted (measured before each step) and
+/// on those held out; for a decision fit, the search's mean regret of the
+/// nets' choices.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FitPass {
+    /// On the positions fitted.
+    pub fitted: f64,
+    /// On the [`HELD_OUT`] share never fitted (what generalises).
+    pub held_out: f64,
+}
+
+/// Share of the labelled positions a fit holds out to measure itself by.
+pub const HELD_OUT: f64 = 0.05;
+
+/// Positions labelled per piece by [`label_in_pieces`].
+pub const LABEL_PIECE: usize = 2048;
+
+/// A kind of label kept in a file, a line per label.
+pub trait LabelLines: Sized {
+    /// The labels as lines, each ended by a newline.
+    fn text(items: &[Self]) -> String;
+    /// One label from its line.
+    fn parse(line: &str) -> Result<Self>;
+}
+
+/// Which pieces of a sample a run labels: all of them, or shard `index` of
+/// `count` (pieces `index`, `index + count`, ...), so that runs on several
+/// machines or in several sessions split one sample between them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// This run's share, from 0.
+    pub index: usize,
+    /// Shares in all.
+    pub count: usize,
+}
+
+impl Shard {
+    /// Every piece.
+    pub const ALL: Shard = Shard { index: 0, count: 1 };
+
+    fn takes(self, piece: usize) -> bool {
+        piece % self.count.max(1) == self.index
+    }
+}
+
+/// The folder of `path`'s pieces.
+pub fn pieces_dir(path: &Path) -> PathBuf {
+    PathBuf::from(format!("{}.pieces", path.display()))
+}
+
+/// Labels `positions` (sampled from `seed`) in pieces of [`LABEL_PIECE`]
+/// with `label` (given the range of indices to label). Each piece is
+/// written atomically to its own file in [`pieces_dir`] as soon as it is
+/// done, so a stopped run resumes at the first missing piece. `shard`
+/// labels only its share of the pieces; once every piece is there,
+/// whichever run finishes last joins them into `path` (atomically) and
+/// removes the pieces, and the labels are returned (`None` while other
+/// shards' pieces are missing). The folder records the sample it belongs
+/// to, and pieces of another sample are refused, not mixed in.
+pub fn label_in_pieces<T: LabelLines>(
+    path: &Path,
+    positions: &[Position],
+    seed: u64,
+    shard: Shard,
+    label: impl Fn(Range<usize>) -> Vec<T>,
+) -> Result<Option<Vec<T>>> {
+    let dir = pieces_dir(path);
+    fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let sample = format!(
+        "seed {seed} positions {} first {} last {}\n",
+        positions.len(),
+        positions.first().map_or(String::new(), position_id::encode),
+        positions.last().map_or(String::new(), position_id::encode),
+    );
+    let manifest = dir.join("sample");
+    match fs::read_to_string(&manifest) {
+        Ok(text) if text != sample => anyhow::bail!(
+            "{} belongs to another sample ({}), not this run's ({}): remove it",
+            dir.display(),
+            text.trim(),
+            sample.trim()
+        ),
+        Ok(_) => {}
+        Err(_) => write_atomic(&manifest, sample.as_bytes())?,
+    }
+    let pieces = positions.len().div_ceil(LABEL_PIECE);
+    let piece_path = |k: usize| dir.join(format!("{k:05}"));
+    for k in (0..pieces).filter(|&k| shard.takes(k)) {
+        if piece_path(k).exists() {
+            continue;
+        }
+        let range = k * LABEL_PIECE..((k + 1) * LABEL_PIECE).min(positions.len());
+        write_atomic(&piece_path(k), T::text(&label(range)).as_bytes())?;
+    }
+    if (0..pieces).any(|k| !piece_path(k).exists()) {
+        return Ok(None);
+    }
+    let mut all = Vec::new();
+    for k in 0..pieces {
+        all.extend(load_labels(&piece_path(k), T::parse)?);
+    }
+    save_labels(path, &T::text(&all))?;
+    fs::remove_dir_all(&dir).with_context(|| format!("removing {}", dir.display()))?;
+    Ok(Some(all))
+}
+
+/// Examples as lines: the position's Position ID, then its five
+/// probabilities.
+fn examples_text(examples: &[Example]) -> String {
+    let mut text = String::with_capacity(examples.len() * 64);
+    for e in examples {
+        let p = e.target.0;
+        text.push_str(&format!(
+            "{} {} {} {} {} {}\n",
+            position_id::encode(&e.position),
+            p[0],
+            p[1],
+            p[2],
+            p[3],
+            p[4]
+        ));
+    }
+    text
+}
+
+/// Writes labelled examples atomically, one per line ([`examples_text`]).
+pub fn save_examples(path: &Path, examples: &[Example]) -> Result<()> {
+    save_labels(path, &examples_text(examples))
+}
+
+impl LabelLines for Example {
+    fn text(items: &[Example]) -> String {
+        examples_text(items)
+    }
+
+    fn parse(line: &str) -> Result<Example> {
+        parse_example(line)
+    }
+}
+
+/// Writes a label file atomically, making its directory if need be.
+pub(crate) fn save_labels(path: &Path, text: &str) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    Ok(write_atomic(path, text.as_bytes())?)
+}
+
+/// Reads examples written by [`save_examples`]; a malformed line is an
+/// error naming the file and the line.
+pub fn load_examples(path: &Path) -> Result<Vec<Example>> {
+    load_labels(path, parse_example)
+}
+
+/// Reads a label file, one item per line; an error names the file and the
+/// line.
+pub(crate) fn load_labels<T>(path: &Path, parse: impl Fn(&str) -> Result<T>) -> Result<Vec<T>> {
+    let text = fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    parse_lines(&text, path, parse)
+}
+
+/// The items in `text`, one per line; an error names `path` and the line.
+pub(crate) fn parse_lines<T>(
+    text: &str,
+    path: &Path,
+    parse: impl Fn(&str) -> Result<T>,
+) -> Result<Vec<T>> {
+    text.lines()
+        .enumerate()
+        .map(|(i, line)| parse(line).with_context(|| format!("{} line {}", path.display(), i + 1)))
+        .collect()
+}
+
+fn parse_example(line: &str) -> Result<Example> {
+    let mut fields = line.split_whitespace();
+    let id = fields.next().context("empty line")?;
+    let position = position_id::decode(id)?;
+    let mut p = [0.0f32; 5];
+    for (k, slot) in p.iter_mut().enumerate() {
+        let f = fields
+            .next()
+            .with_context(|| format!("probability {} missing", k + 1))?;
+        // A search's averages may stray from 0..1 by rounding; more is a
+        // corrupt file.
+        *slot = f
+            .parse()
+            .ok()
+            .filter(|x: &f32| (-1e-4..=1.0 + 1e-4).contains(x))
+            .map(|x: f32| x.clamp(0.0, 1.0))
+            .with_context(|| format!("probability {} is {f:?}, not a number in 0..1", k + 1))?;
+    }
+    anyhow::ensure!(fields.next().is_none(), "more than six fields");
+    Ok(Example {
+        phase: Phase::of(&position),
+        position,
+        target: Probs(p),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sheshbesh_engine::evaluation::inputs::Layout;
+
+    #[test]
+    fn labels_round_trip_through_their_file_and_bad_lines_are_named() {
+        let dir = std::env::temp_dir().join(format!("shb-labels-{}", std::process::id()));
+        let path = dir.join("sub").join("round-1.labels");
+        let examples = vec![
+            Example {
+                phase: Phase::of(&Position::start()),
+                position: Position::start(),
+                target: Probs([0.51, 0.15, 0.007, 0.13, 0.006]),
+            },
+            Example {
+                phase: Phase::of(&Position::start()),
+                position: Position::start().swapped(),
+                target: Probs([0.25, 0.0, 0.0, 0.0625, 0.001]),
+            },
+        ];
+        save_examples(&path, &examples).unwrap();
+        let back = load_examples(&path).unwrap();
+        assert_eq!(back.len(), 2);
+        for (a, b) in examples.iter().zip(&back) {
+            assert_eq!(a.position, b.position);
+            assert_eq!(a.target.0, b.target.0);
+            assert_eq!(a.phase, b.phase);
+        }
+        let text = fs::read_to_string(&path).unwrap();
+        for (bad, why) in [
+            ("4HPwATDgc/ABMA 0.5 0.1 0.0 0.1", "probability 5 missing"),
+            (
+                "4HPwATDgc/ABMA 0.5 0.1 0.0 0.1 1.5",
+                "probability 5 is \"1.5\"",
+            ),
+            ("4HPwATDgc/ABM! 0.5 0.1 0.0 0.1 0.0", "line 3"),
+        ] {
+            fs::write(&path, format!("{text}{bad}\n")).unwrap();
+            let err = format!("{:#}", load_examples(&path).unwrap_err());
+            assert!(err.contains("line 3") && err.contains(why), "{bad}: {err}");
+        }
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_stopped_labelling_resumes_where_it_stopped_and_shards_fill_one_set() {
+        let dir = std::env::temp_dir().join(format!("shb-resume-{}", std::process::id()));
+        let path = dir.join("round-1.labels");
+        let ev = crate::train::fresh(3, 32, 32, Layout::V2);
+        let positions = sample(&ev, 2 * LABEL_PIECE + 500, 0.1, 4);
+        let n = positions.len();
+        // A stand-in labeller whose label is the position's index.
+        let labelled = std::sync::atomic::AtomicUsize::new(0);
+        let by_index = |range: Range<usize>| {
+            labelled.fetch_add(range.len(), std::sync::atomic::Ordering::Relaxed);
+            range
+                .map(|i| Example {
+                    phase: Phase::of(&positions[i]),
+                    position: positions[i],
+                    target: Probs([i as f32 / n as f32, 0.0, 0.0, 0.0, 0.0]),
+                })
+                .collect::<Vec<_>>()
+        };
+        // Shard 1 of 2 labels the middle piece only, and waits for shard 0.
+        let half = Shard { index: 1, count: 2 };
+        assert!(label_in_pieces(&path, &positions, 4, half, by_index)
+            .unwrap()
+            .is_none());
+        assert_eq!(
+            labelled.swap(0, std::sync::atomic::Ordering::Relaxed),
+            LABEL_PIECE
+        );
+        // A run of all stopped after the first piece: its piece is there.
+        let first = by_index(0..LABEL_PIECE);
+        let pieces = pieces_dir(&path);
+        write_atomic(&pieces.join("00000"), Example::text(&first).as_bytes()).unwrap();
+        labelled.store(0, std::sync::atomic::Ordering::Relaxed);
+        let all = label_in_pieces(&path, &positions, 4, Shard::ALL, by_index)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            labelled.into_inner(),
+            n - 2 * LABEL_PIECE,
+            "only the rest is labelled"
+        );
+        assert_eq!(all.len(), n);
+        for (i, e) in all.iter().enumerate() {
+            assert_eq!(e.position, positions[i]);
+            assert_eq!(e.target.0[0], i as f32 / n as f32);
+        }
+        assert!(!pieces.exists());
+        assert_eq!(load_examples(&path).unwrap().len(), n);
+        // Pieces of another sample are refused, not mixed in.
+        let other = sample(&ev, 10, 0.1, 5);
+        let x = dir.join("x.labels");
+        label_in_pieces(
+            &x,
+            &positions[..10],
+            4,
+            Shard { index: 1, count: 2 },
+            |_| Vec::<Example>::new(),
+        )
+        .unwrap();
+        let err = format!(
+            "{:#}",
+            label_in_pieces(&x, &other, 5, Shard::ALL, |_| Vec::<Example>::new()).unwrap_err()
+        );
+        assert!(err.contains("another sample"), "{err}");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
