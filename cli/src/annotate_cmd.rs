@@ -151,8 +151,22 @@ pub fn run(ev: &NetEvaluator, a: AnnotateArgs) -> Result<bool> {
     let outcomes: Vec<Outcome> = files
         .par_iter()
         .map(|path| {
-            let result = load(path)
-                .and_then(|m| annotate::annotate(&m, ev, &settings).map_err(|e| e.to_string()));
+            // Each file on its own: even a defect that panics on one file
+            // becomes that file's error, and the others' results stand.
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                load(path)
+                    .and_then(|m| annotate::annotate(&m, ev, &settings).map_err(|e| e.to_string()))
+            }))
+            .unwrap_or_else(|panic| {
+                let why = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                Err(format!(
+                    "internal error while annotating (please report): {why}"
+                ))
+            });
             bar.inc(1);
             Outcome {
                 path: path.clone(),

@@ -302,7 +302,15 @@ impl<R: BufRead, W: Write> Members for People<'_, R, W> {
         };
         loop {
             self.say(&draw(session, player));
-            let asked = ask_move(self.c, self.ev, 0, &board, &pos, dice, &self.names[seat]);
+            let asked = ask_move(
+                self.c,
+                self.ev,
+                0,
+                &board,
+                (&pos, &st),
+                dice,
+                &self.names[seat],
+            );
             match self.keep(asked.map(Some))? {
                 Asked::Played(m) => return Some(m),
                 Asked::Eof => return None,

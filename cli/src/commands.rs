@@ -2,7 +2,7 @@
 //! shares: one input from the command line, or `--batch` lines from stdin
 //! answered one JSON line each.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::time::Instant;
 
 use anyhow::{bail, Result};
@@ -24,16 +24,19 @@ pub fn run(
 ) -> Result<()> {
     if out.batch {
         let stdin = std::io::stdin();
+        let mut input = stdin.lock();
         let mut stdout = std::io::stdout().lock();
-        for line in stdin.lock().lines() {
-            let line = line?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            let parts: Vec<&str> = line.split_whitespace().collect();
-            let v = match answer(&parts) {
-                Ok((v, _)) => v,
-                Err(e) => json!({ "error": e.to_string() }),
+        // Every line gets exactly one answer line, bad ones an error.
+        while let Some(line) = crate::input::read_line(&mut input)? {
+            let v = match line.text() {
+                Err(e) => json!({ "error": e }),
+                Ok(line) => {
+                    let parts: Vec<&str> = line.split_whitespace().collect();
+                    match answer(&parts) {
+                        Ok((v, _)) => v,
+                        Err(e) => json!({ "error": e.to_string() }),
+                    }
+                }
             };
             writeln!(stdout, "{v}")?;
             stdout.flush()?;

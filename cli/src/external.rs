@@ -17,7 +17,7 @@
 //! ignored. Each client is served on its own thread (gnubg connects once
 //! per external player), `--once` serves one and exits.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -96,18 +96,21 @@ fn serve(
 ) -> Result<()> {
     let mut writer = stream.try_clone()?;
     let mut reader = BufReader::new(stream);
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        if reader.read_until(b'\n', &mut buf)? == 0 {
-            return Ok(());
-        }
-        let line: String = String::from_utf8_lossy(&buf)
-            .chars()
-            .filter(|&c| c != '\0')
-            .collect();
+    // Lines are capped (a client cannot grow the server without bound);
+    // an unreadable line is answered with an error like any bad command.
+    while let Some(read) = crate::input::read_line(&mut reader)? {
+        let line = match read.text() {
+            Ok(l) => l.chars().filter(|&c| c != '\0').collect::<String>(),
+            Err(e) => {
+                writer.write_all(format!("Error ({e})\n").as_bytes())?;
+                writer.flush()?;
+                continue;
+            }
+        };
         let line = line.trim();
         if line.is_empty() {
+            writer.write_all(b"Error (an empty line)\n")?;
+            writer.flush()?;
             continue;
         }
         let lower = line.to_ascii_lowercase();
@@ -126,6 +129,7 @@ fn serve(
         writer.write_all(b"\n")?;
         writer.flush()?;
     }
+    Ok(())
 }
 
 /// The reply to one line.
@@ -230,7 +234,7 @@ fn evaluation(ev: &NetEvaluator, ply: u32, text: &str) -> Result<String> {
     let (board, opts) = board_with_options(text)?;
     let ply = opts.plies.unwrap_or(ply);
     let agent = Agent::new(ev, ply);
-    let p = agent.probs(&board.position);
+    let p = agent.probs(&board.position, &board.state)?;
     let s = &board.state;
     let me = s.on_roll;
     let equity = if opts.cubeful {

@@ -56,3 +56,104 @@ pub fn dice_for(input: &Input, dice: Option<&str>) -> Result<Dice, ParseError> {
         }),
     }
 }
+
+/// The longest input line a co-process reads (batch modes, UBGI, gnubg's
+/// protocol); the rest of a longer line is read and thrown away.
+pub const MAX_LINE: usize = 64 * 1024;
+
+/// One line of a co-process's input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Line {
+    /// The line's text, without its line end.
+    Text(String),
+    /// The line was not UTF-8 (it is answered with an error; the session
+    /// goes on).
+    NotUtf8,
+    /// The line was longer than [`MAX_LINE`] bytes.
+    TooLong,
+}
+
+impl Line {
+    /// The text, or the one-line error a bad line is answered with.
+    pub fn text(self) -> Result<String, String> {
+        match self {
+            Line::Text(t) => Ok(t),
+            Line::NotUtf8 => Err("bad input line: not UTF-8 text".to_string()),
+            Line::TooLong => Err(format!("bad input line: longer than {MAX_LINE} bytes")),
+        }
+    }
+}
+
+/// Reads the next line of `r` (`None` at the end of input), never holding
+/// more than [`MAX_LINE`] bytes of it.
+pub fn read_line(r: &mut impl std::io::BufRead) -> std::io::Result<Option<Line>> {
+    let mut buf = Vec::new();
+    let mut too_long = false;
+    loop {
+        let chunk = r.fill_buf()?;
+        if chunk.is_empty() {
+            if buf.is_empty() && !too_long {
+                return Ok(None);
+            }
+            break;
+        }
+        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        if !too_long {
+            if buf.len() + take > MAX_LINE + 2 {
+                too_long = true;
+                buf.clear();
+            } else {
+                buf.extend_from_slice(&chunk[..take]);
+            }
+        }
+        r.consume(take);
+        if done {
+            break;
+        }
+    }
+    if too_long {
+        return Ok(Some(Line::TooLong));
+    }
+    while matches!(buf.last(), Some(b'\n' | b'\r')) {
+        buf.pop();
+    }
+    Ok(Some(match String::from_utf8(buf) {
+        Ok(t) => Line::Text(t),
+        Err(_) => Line::NotUtf8,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_read_whole_or_answered_as_bad() {
+        let mut input: &[u8] = b"start 31\n\xff\n\nstart 66\r\nlast";
+        let mut got = Vec::new();
+        while let Some(l) = read_line(&mut input).unwrap() {
+            got.push(l);
+        }
+        assert_eq!(
+            got,
+            [
+                Line::Text("start 31".into()),
+                Line::NotUtf8,
+                Line::Text(String::new()),
+                Line::Text("start 66".into()),
+                Line::Text("last".into()),
+            ]
+        );
+        let long = [b"x".repeat(MAX_LINE + 10), b"\nok\n".to_vec()].concat();
+        let mut input: &[u8] = &long;
+        assert_eq!(read_line(&mut input).unwrap(), Some(Line::TooLong));
+        assert_eq!(
+            read_line(&mut input).unwrap(),
+            Some(Line::Text("ok".into()))
+        );
+        assert_eq!(read_line(&mut input).unwrap(), None);
+    }
+}

@@ -269,15 +269,7 @@ fn run_session<R: BufRead, W: Write>(g: &mut Game, c: &mut Console<R, W>) -> Res
                                 g.lang.win(kind)
                             ))?;
                         }
-                        Act::Double => {
-                            g.session.double()?;
-                            c.say(&format!(
-                                "{} {} (cube to {}).",
-                                name_of(&g.session, player),
-                                g.lang.double(),
-                                g.session.state().cube.value() * 2
-                            ))?;
-                        }
+                        Act::Double => double(g, c, player)?,
                         _ => {
                             g.session.roll()?;
                         }
@@ -302,15 +294,7 @@ fn run_session<R: BufRead, W: Write>(g: &mut Game, c: &mut Console<R, W>) -> Res
                     "r" | "roll" | "" => {
                         g.session.roll()?;
                     }
-                    "d" | "double" => {
-                        g.session.double()?;
-                        c.say(&format!(
-                            "{} {} (cube to {}).",
-                            name_of(&g.session, player),
-                            g.lang.double(),
-                            g.session.state().cube.value() * 2
-                        ))?;
-                    }
+                    "d" | "double" => double(g, c, player)?,
                     "hint" => cube_hint(g, c)?,
                     other => {
                         if !common(g, c, player, other)? {
@@ -356,7 +340,15 @@ fn run_session<R: BufRead, W: Write>(g: &mut Game, c: &mut Console<R, W>) -> Res
                     let seen = if v == player { *after } else { after.swapped() };
                     g.board(&seen, v, status)
                 };
-                match ask_move(c, g.ev, hint_ply, &draw, &pos, dice, &name)? {
+                match ask_move(
+                    c,
+                    g.ev,
+                    hint_ply,
+                    &draw,
+                    (&pos, g.session.state()),
+                    dice,
+                    &name,
+                )? {
                     Asked::Played(chosen) => finish_play(g, c, &chosen)?,
                     Asked::Command(cmd) => {
                         if !common(g, c, player, &cmd)? {
@@ -508,6 +500,17 @@ fn common<R: BufRead, W: Write>(
         other => c.say(&format!("Unknown command \"{other}\". {HELP}"))?,
     }
     Ok(true)
+}
+
+/// `player` doubles, and the table is told.
+fn double<R: BufRead, W: Write>(g: &mut Game, c: &mut Console<R, W>, player: Player) -> Result<()> {
+    g.session.double()?;
+    c.say(&format!(
+        "{} {} (cube to {}).",
+        name_of(&g.session, player),
+        g.lang.double(),
+        g.session.state().cube.value() * 2
+    ))
 }
 
 fn cube_hint<R: BufRead, W: Write>(g: &Game, c: &mut Console<R, W>) -> Result<()> {

@@ -4,10 +4,11 @@
 
 use anyhow::{bail, Result};
 use serde_json::{json, Value};
-use sheshbesh_engine::cube::decision::{cube_decision, owner_of};
+use sheshbesh_engine::cube::decision::{cube_decision, owner_of, valuation};
 use sheshbesh_engine::cube::money::{self, Owner};
 use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
 use sheshbesh_engine::search::ply::{rank_moves, MoveFilter};
+use sheshbesh_engine::search::valuation::Valuation;
 use sheshbesh_engine::{formats::position_id, Probs};
 
 use crate::commands::{input_of, run};
@@ -60,24 +61,40 @@ pub fn hint(
     run(vec![position, dice], out, |parts| {
         let input = input_of(parts, 2)?;
         let dice = dice_for(&input, parts.get(1).copied())?;
-        let ranked = rank_moves(ev, &input.position, dice, ply, MoveFilter::ROOT);
-        let best = ranked[0].probs.equity();
+        // At a match score plays rank by EMG (shown with the MWC it is
+        // worth, as gnubg shows them); in money play by money equity.
+        let valuation = valuation(&input.state, input.state.on_roll)?;
+        let ranked = rank_moves(ev, &input.position, dice, ply, MoveFilter::ROOT, valuation);
+        let mwc = |equity: f32| match valuation {
+            Valuation::Money => None,
+            Valuation::Match(m) => Some(m.mwc_of_emg(equity)),
+        };
+        let best = ranked[0].equity;
         let moves: Vec<Value> = ranked
             .iter()
             .map(|r| {
-                json!({
+                let mut m = json!({
                     "move": r.candidate.mv.to_string(),
                     "position_id": position_id::encode(&r.candidate.position.swapped()),
                     "probs": probs_json(&r.probs),
-                    "equity": round(r.probs.equity()),
+                    "equity": round(r.equity),
                     "ply": r.ply,
-                })
+                });
+                if let Some(w) = mwc(r.equity) {
+                    m["mwc"] = json!(round(w));
+                }
+                m
             })
             .collect();
         let mut text = format!(
-            "{} play{} for {dice}:",
+            "{} play{} for {dice}{}:",
             ranked.len(),
-            if ranked.len() == 1 { "" } else { "s" }
+            if ranked.len() == 1 { "" } else { "s" },
+            if mwc(0.0).is_some() {
+                " (EMG, MWC)"
+            } else {
+                ""
+            }
         );
         for (i, r) in ranked.iter().enumerate() {
             let name = if r.candidate.mv.is_empty() {
@@ -88,13 +105,14 @@ pub fn hint(
             let diff = if i == 0 {
                 String::new()
             } else {
-                format!("({:+.3})", r.probs.equity() - best)
+                format!("({:+.3})", r.equity - best)
             };
+            let w = mwc(r.equity).map_or(String::new(), |w| format!(" {:5.1}%", 100.0 * w));
             text.push_str(&format!(
-                "\n{:>3}. {}-ply {name:<22} {:+.3} {diff:>9}  {}",
+                "\n{:>3}. {}-ply {name:<22} {:+.3}{w} {diff:>9}  {}",
                 i + 1,
                 r.ply,
-                r.probs.equity(),
+                r.equity,
                 probs_text(&r.probs)
             ));
         }

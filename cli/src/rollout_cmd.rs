@@ -8,6 +8,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
+use sheshbesh_engine::cube::decision::valuation;
 use sheshbesh_engine::cube::money::{MoneyCube, Owner};
 use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
 use sheshbesh_engine::formats::position_id;
@@ -200,7 +201,8 @@ pub fn run(ev: &NetEvaluator, a: RolloutArgs) -> Result<()> {
         }
         Some(d) => {
             let dice = dice_for(&input, Some(d))?;
-            let ranked = rank_moves(ev, &input.position, dice, 0, MoveFilter::ROOT);
+            let valuation = valuation(&input.state, input.state.on_roll)?;
+            let ranked = rank_moves(ev, &input.position, dice, 0, MoveFilter::ROOT, valuation);
             let top: Vec<_> = ranked.iter().take(a.moves.max(1)).collect();
             let afters: Vec<_> = top.iter().map(|r| r.candidate.position).collect();
             let results = pool.install(|| rollout_moves(ev, &afters, &s, 2.33, &stop));

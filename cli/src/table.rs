@@ -5,12 +5,13 @@ use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
 use anyhow::Result;
+use sheshbesh_engine::cube::decision::valuation;
 use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
 use sheshbesh_engine::formats::notation::parse_move;
 use sheshbesh_engine::play::seat::Level;
 use sheshbesh_engine::play::verifiable_dice::VerifiableDice;
 use sheshbesh_engine::search::ply::{rank_moves, MoveFilter};
-use sheshbesh_engine::{Candidate, Position};
+use sheshbesh_engine::{Candidate, MatchState, Position};
 
 use crate::words::Lang;
 
@@ -173,7 +174,7 @@ pub fn ask_move<R: BufRead, W: Write>(
     ev: &NetEvaluator,
     hint_ply: u32,
     draw: &dyn Fn(&Position, &str) -> String,
-    pos: &Position,
+    (pos, state): (&Position, &MatchState),
     dice: sheshbesh_engine::Dice,
     name: &str,
 ) -> Result<Asked> {
@@ -183,11 +184,11 @@ pub fn ask_move<R: BufRead, W: Write>(
             return Ok(Asked::Eof);
         };
         let chosen = if cmd == "hint" {
-            hints = move_hint(ev, hint_ply, pos, dice, c)?;
+            hints = move_hint(ev, hint_ply, (pos, state), dice, c)?;
             continue;
         } else if let Some(n) = cmd.strip_prefix('=') {
             if hints.is_empty() {
-                hints = move_hint(ev, hint_ply, pos, dice, c)?;
+                hints = move_hint(ev, hint_ply, (pos, state), dice, c)?;
             }
             match n.trim().parse::<usize>() {
                 Ok(i) if (1..=hints.len()).contains(&i) => hints[i - 1],
@@ -228,18 +229,19 @@ fn looks_like_move(cmd: &str) -> bool {
 fn move_hint<R: BufRead, W: Write>(
     ev: &NetEvaluator,
     ply: u32,
-    pos: &Position,
+    (pos, state): (&Position, &MatchState),
     dice: sheshbesh_engine::Dice,
     c: &mut Console<R, W>,
 ) -> Result<Vec<Candidate>> {
-    let ranked = rank_moves(ev, pos, dice, ply, MoveFilter::ROOT);
+    let valuation = valuation(state, state.on_roll)?;
+    let ranked = rank_moves(ev, pos, dice, ply, MoveFilter::ROOT, valuation);
     let shown: Vec<_> = ranked.iter().take(5).collect();
     for (i, r) in shown.iter().enumerate() {
         c.say(&format!(
             "  ={} {:<24} equity {:+.3} (win {:.1}%)",
             i + 1,
             r.candidate.mv.to_string(),
-            r.probs.equity(),
+            r.equity,
             100.0 * r.probs.win()
         ))?;
     }

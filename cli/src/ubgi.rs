@@ -11,7 +11,7 @@
 //! else, and a position that cannot be read, answers `sorry` (the reason
 //! goes to stderr).
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 
 use anyhow::Result;
 use sheshbesh_engine::play::agent::Agent;
@@ -34,11 +34,25 @@ pub fn run(args: UbgiArgs) -> Result<()> {
     let stdin = std::io::stdin();
     let mut out = std::io::stdout().lock();
     let mut ev = None;
-    for line in stdin.lock().lines() {
-        let line = line?;
+    let mut input = stdin.lock();
+    // Every line gets an answer: a bad or blank line `sorry`, with the
+    // reason on stderr.
+    while let Some(line) = crate::input::read_line(&mut input)? {
+        let line = match line.text() {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("sheshbesh ubgi: {e}");
+                writeln!(out, "sorry")?;
+                out.flush()?;
+                continue;
+            }
+        };
         let cmd = line.trim();
         match cmd {
-            "" => continue,
+            "" => {
+                eprintln!("sheshbesh ubgi: an empty line");
+                writeln!(out, "sorry")?;
+            }
             "ubgi" => {
                 if ev.is_none() {
                     match crate::nets::load(args.weights.as_deref()) {

@@ -792,3 +792,122 @@ fn output_into_a_closed_pipe_ends_quietly() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(!err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn hint_ranks_plays_by_the_match_score() {
+    // 4-4 in a 5-point match (double match point: gammons count nothing):
+    // gnubg 0-ply ranks 24/14 first and 8/2 6/2 fourth; the money ranking
+    // puts the gammonish 8/2 6/2 first.
+    let at = |score: &str| {
+        let xgid = format!("XGID=-b----E-C---eE---c-e----B-:0:0:1:64:{score}:0:5:10");
+        let (code, out, err) = sheshbesh(&["hint", &xgid, "--ply", "0", "--json"]);
+        assert_eq!(code, 0, "{err}");
+        json_of(&out)
+    };
+    let dmp = at("4:4");
+    assert_eq!(dmp["moves"][0]["move"], "24/14");
+    let mwc = dmp["moves"][0]["mwc"].as_f64().unwrap();
+    assert!((0.45..0.6).contains(&mwc), "{mwc}");
+    let (code, out, _) = sheshbesh(&[
+        "hint",
+        "XGID=-b----E-C---eE---c-e----B-:0:0:1:64:0:0:0:0:10",
+        "--ply",
+        "0",
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    let money = json_of(&out);
+    assert_eq!(money["moves"][0]["move"], "8/2 6/2");
+    assert!(money["moves"][0]["mwc"].is_null(), "no MWC in money play");
+    // The same ranking at 1 ply, and the engine's own choice agrees.
+    let (code, out, _) = sheshbesh(&[
+        "hint",
+        "XGID=-b----E-C---eE---c-e----B-:0:0:1:64:4:4:0:5:10",
+        "--ply",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    assert_ne!(json_of(&out)["moves"][0]["move"], "8/2 6/2");
+}
+
+/// Runs the binary with `args`, feeding `input`; its stdout lines.
+fn coprocess(args: &[&str], input: &[u8]) -> Vec<String> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sheshbesh"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{:?}", out.status);
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn every_coprocess_line_gets_one_answer_and_the_session_goes_on() {
+    // A byte that is not UTF-8, a blank line and an overlong line each get
+    // their own answer; the lines after them are answered as usual.
+    let long = [b"start ".to_vec(), b"1".repeat(70_000), b"\n".to_vec()].concat();
+    let input = [b"start 31\n\xff\n\n".to_vec(), long, b"start 66\n".to_vec()].concat();
+    let lines = coprocess(&["hint", "--ply", "0", "--batch"], &input);
+    assert_eq!(lines.len(), 5, "{lines:?}");
+    assert!(json_of(&lines[0])["moves"].is_array());
+    assert!(json_of(&lines[1])["error"]
+        .as_str()
+        .unwrap()
+        .contains("UTF-8"));
+    assert!(json_of(&lines[2])["error"].is_string());
+    assert!(json_of(&lines[3])["error"]
+        .as_str()
+        .unwrap()
+        .contains("longer"));
+    assert_eq!(json_of(&lines[4])["dice"], "66");
+    let lines = coprocess(&["ubgi", "--ply", "0"], b"ubgi\n\xff\n\nisready\n");
+    assert_eq!(
+        lines,
+        [
+            "id name Sheshbesh",
+            "id author the Sheshbesh developers",
+            &format!("id version {}", env!("CARGO_PKG_VERSION")),
+            "readyok",
+            "sorry",
+            "sorry",
+            "readyok"
+        ]
+    );
+}
+
+#[test]
+fn a_panicking_file_would_not_lose_the_others_and_non_ascii_results_are_read() {
+    let dir = scratch("annotate-sgf-utf8");
+    let bad = dir.join("x.sgf");
+    std::fs::write(&bad, "(;FF[4]GM[6]MI[length:5]RE[\u{e9}+1]\n;B[43lplo]\n)").unwrap();
+    let good = dir.join("g.mat");
+    std::fs::write(
+        &good,
+        "3 point match\n Game 1\n a : 0   b : 0\n  1) 31: 8/5 6/5\n",
+    )
+    .unwrap();
+    let (code, out, err) = sheshbesh(&[
+        "annotate",
+        bad.to_str().unwrap(),
+        good.to_str().unwrap(),
+        "--ply",
+        "0",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json_of(&out);
+    assert_eq!(v.as_array().unwrap().len(), 2);
+    assert!(
+        v.as_array().unwrap().iter().all(|f| f["error"].is_null()),
+        "{out}"
+    );
+}

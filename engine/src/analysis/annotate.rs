@@ -10,7 +10,7 @@
 //! decisions use [`cube_decision`]: Janowski's cubeful money equities
 //! searched `ply` deep, or the live-cube match model on Kazaross-XG2.
 
-use crate::cube::decision::{cube_decision, emg, owner_of};
+use crate::cube::decision::{cube_decision, emg, owner_of, valuation};
 use crate::cube::met::MetError;
 use crate::cube::money::{self, Owner};
 use crate::evaluation::evaluator::{candidate_values, Evaluator};
@@ -421,18 +421,19 @@ impl<E: Evaluator + ?Sized> GameRun<'_, E> {
         played: &Candidate,
     ) -> Result<Option<(f32, Vec<Alternative>, usize)>, MetError> {
         let ply = self.settings.ply;
-        let ranked = rank_moves(self.ev, pos, dice, ply, MoveFilter::ROOT);
+        let valuation = valuation(state, me)?;
+        let ranked = rank_moves(self.ev, pos, dice, ply, MoveFilter::ROOT, valuation);
         if ranked.len() <= 1 {
             return Ok(None);
         }
         let top = ranked[0].ply;
-        let search = Ply::new(self.ev, top);
+        let search = Ply::new(self.ev, top).with_valuation(valuation);
         let mut alts = Vec::new();
         for r in ranked.iter().take_while(|r| r.ply == top) {
             alts.push(Alternative {
                 play: r.candidate.mv.to_string(),
                 after: r.candidate.position,
-                equity: emg(&r.probs, state, me)?,
+                equity: r.equity,
             });
         }
         let played_index = match alts.iter().position(|a| a.after == played.position) {
@@ -442,7 +443,7 @@ impl<E: Evaluator + ?Sized> GameRun<'_, E> {
                 alts.push(Alternative {
                     play: played.mv.to_string(),
                     after: played.position,
-                    equity: emg(&value, state, me)?,
+                    equity: valuation.value(&value, true),
                 });
                 alts.len() - 1
             }
@@ -655,8 +656,14 @@ fn annotate_game<E: Evaluator + ?Sized>(
                 state.on_roll = me;
                 state.turn = me;
                 state.dice = None;
-                // Not doubling was a decision when the cube was available.
-                if !doubled_now && move_number > 1 && state.may_double(me) {
+                // Not doubling was a decision when the cube was available
+                // and alive (a player whose stake already wins the match
+                // has nothing to double for).
+                if !doubled_now
+                    && move_number > 1
+                    && state.may_double(me)
+                    && state.cube_is_live_for(me)
+                {
                     let (_, d) = cube_decision(run.ev, &pos, &state, ply)?;
                     let (best_eq, best) = best_cube(&d);
                     let loss = (best_eq - d.no_double).max(0.0);
@@ -820,6 +827,45 @@ mod tests {
         assert!(a.players[1].error_rate() > 0.0);
         let played = &d.alternatives[d.played_index.unwrap()];
         assert_eq!(played.play, d.played);
+    }
+
+    #[test]
+    fn a_dead_cube_is_no_decision() {
+        // An evaluator that gives the player on roll a doubling edge in
+        // every position, so every "no double" with a live cube is close.
+        use crate::evaluation::probs::Probs;
+        struct Edge;
+        impl Evaluator for Edge {
+            fn eval_batch(&self, positions: &[Position], out: &mut [Probs]) {
+                for o in out.iter_mut().take(positions.len()) {
+                    *o = Probs([0.70, 0.15, 0.0, 0.05, 0.0]);
+                }
+            }
+        }
+        // Match 05 of the real files ends with a game at 4-4 of 5 after
+        // the Crawford game: double match point, the cube dead for both.
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../data/matches/05_galaxy_5pt_match2430002.mat");
+        let m = parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let settings = Settings {
+            ply: 0,
+            ..Settings::default()
+        };
+        let a = annotate(&m, &Edge, &settings).unwrap();
+        let last = m.games.last().unwrap();
+        assert_eq!(last.scores, [4, 4]);
+        let cube_in = |game: u32| {
+            a.decisions
+                .iter()
+                .filter(|d| d.kind == Kind::Cube && d.game == game)
+                .count()
+        };
+        assert_eq!(cube_in(last.number), 0, "no cube decision at a dead cube");
+        let earlier: usize = m.games[..m.games.len() - 1]
+            .iter()
+            .map(|g| cube_in(g.number))
+            .sum();
+        assert!(earlier > 0, "live cubes earlier in the match are judged");
     }
 
     #[test]

@@ -13,6 +13,7 @@ use crate::evaluation::probs::Probs;
 use crate::rules::match_state::{CubeState, MatchState, Player};
 use crate::rules::position::Position;
 use crate::search::ply::Ply;
+use crate::search::valuation::{MatchOutcomes, Valuation};
 
 /// The cube decision of the player on roll (`state.on_roll`, whose side
 /// `pos` is seen from) at `ply`, equities in EMG.
@@ -22,7 +23,9 @@ pub fn cube_decision<E: Evaluator + ?Sized>(
     state: &MatchState,
     ply: u32,
 ) -> Result<(Probs, money::CubeDecision), MetError> {
-    let probs = Ply::new(ev, ply).eval(pos);
+    let probs = Ply::new(ev, ply)
+        .with_valuation(valuation(state, state.on_roll)?)
+        .eval(pos);
     let owner = owner_of(state.cube, state.on_roll);
     let decision = if state.is_money() {
         let mc = MoneyCube {
@@ -70,39 +73,43 @@ pub fn score_of(state: &MatchState, me: Player) -> Score {
     }
 }
 
-/// Converts cubeless outcome probabilities (for `me`) into EMG at the
-/// state's score and cube; money play gives the cubeless equity.
-pub fn emg(p: &Probs, state: &MatchState, me: Player) -> Result<f32, MetError> {
+/// How `me` compares plays and outcomes at the state's score and cube:
+/// money equity in money play, else EMG through the match equity table
+/// (the match-winning chance after each outcome at the current cube).
+/// Every match-aware ranking and equity in the engine comes from here.
+pub fn valuation(state: &MatchState, me: Player) -> Result<Valuation, MetError> {
     if state.is_money() {
-        return Ok(p.equity());
+        return Ok(Valuation::Money);
     }
     let met = Met::kazaross_xg2();
     let score = score_of(state, me);
     let c = i32::try_from(state.cube.value()).unwrap_or(i32::MAX / 4);
-    let [w, wg, wbg, lg, lbg] = p.0;
-    let l = 1.0 - w;
     let after = |k: i32| met.after(score, k * c);
-    let mwc = (w - wg) * after(1)?
-        + (wg - wbg) * after(2)?
-        + wbg * after(3)?
-        + (l - lg) * after(-1)?
-        + (lg - lbg) * after(-2)?
-        + lbg * after(-3)?;
-    let (w1, l1) = (after(1)?, after(-1)?);
-    Ok((2.0 * mwc - (w1 + l1)) / (w1 - l1).max(1e-9))
+    Ok(Valuation::Match(MatchOutcomes {
+        root: [
+            after(1)?,
+            after(2)?,
+            after(3)?,
+            after(-1)?,
+            after(-2)?,
+            after(-3)?,
+        ],
+    }))
+}
+
+/// Converts cubeless outcome probabilities (for `me`) into EMG at the
+/// state's score and cube; money play gives the cubeless equity.
+pub fn emg(p: &Probs, state: &MatchState, me: Player) -> Result<f32, MetError> {
+    Ok(valuation(state, me)?.value(p, true))
 }
 
 /// Match-winning chance of `me` worth `emg` at the state's score and cube
 /// (the inverse of [`emg`]'s scaling); money play gives `emg` back.
 pub fn mwc_of_emg(emg: f32, state: &MatchState, me: Player) -> Result<f32, MetError> {
-    if state.is_money() {
-        return Ok(emg);
-    }
-    let met = Met::kazaross_xg2();
-    let score = score_of(state, me);
-    let c = i32::try_from(state.cube.value()).unwrap_or(i32::MAX / 4);
-    let (w1, l1) = (met.after(score, c)?, met.after(score, -c)?);
-    Ok((emg * (w1 - l1) + w1 + l1) / 2.0)
+    Ok(match valuation(state, me)? {
+        Valuation::Money => emg,
+        Valuation::Match(m) => m.mwc_of_emg(emg),
+    })
 }
 
 /// The cubeful equity (EMG) of the player on roll before rolling: the

@@ -264,7 +264,12 @@ pub fn parse(text: &str) -> Result<MatchFile, MatError> {
         // The result, as a `Wins` line: how a resignation is recorded (a
         // finished game's own end is computed from the board and cube).
         if let Some(re) = root.get("RE").and_then(|v| v.first()) {
-            let (side, rest) = re.split_at(re.len().min(1));
+            // By characters: a value may open with any letter, not only
+            // an ASCII one.
+            let mut chars = re.chars();
+            let side = chars.next().map_or(String::new(), String::from);
+            let side = side.as_str();
+            let rest = chars.as_str();
             let points = rest
                 .trim_start_matches('+')
                 .trim_end_matches(['R', 'r'])
@@ -298,6 +303,20 @@ pub fn parse(text: &str) -> Result<MatchFile, MatError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_result_opening_with_any_letter_is_read_without_a_panic() {
+        let m = parse("(;FF[4]GM[6]MI[length:5]RE[\u{e9}+1]\n;B[43lplo]\n)").unwrap();
+        assert!(m.games[0]
+            .entries
+            .iter()
+            .all(|e| !matches!(e.action, Action::Wins(_))));
+        let m = parse("(;FF[4]GM[6]MI[length:5]RE[B+2R]\n;B[43lplo]\n)").unwrap();
+        assert!(m.games[0]
+            .entries
+            .iter()
+            .any(|e| e.action == Action::Wins(2)));
+    }
     use crate::formats::matfile::replay;
 
     #[test]

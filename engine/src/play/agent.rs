@@ -6,7 +6,7 @@
 //! chouette advice) asks these same questions, so they are answered in one
 //! place.
 
-use crate::cube::decision::{cube_decision, emg};
+use crate::cube::decision::{cube_decision, emg, valuation};
 use crate::cube::met::MetError;
 use crate::cube::money::CubeAction;
 use crate::evaluation::evaluator::Evaluator;
@@ -100,17 +100,22 @@ impl<'a, E: Evaluator + ?Sized> Agent<'a, E> {
         })
     }
 
-    /// The best play of `dice` from `pos`, and its index among the legal
+    /// The best play of `dice` from `pos` for the player on roll of
+    /// `state` (by EMG at a match score), and its index among the legal
     /// plays in `list` (which the call fills; the pass is the one play when
     /// nothing is legal).
-    pub fn best_play(&self, pos: &Position, dice: Dice, list: &mut MoveList) -> (usize, Candidate) {
+    pub fn best_play(
+        &self,
+        pos: &Position,
+        state: &MatchState,
+        dice: Dice,
+        list: &mut MoveList,
+    ) -> Result<(usize, Candidate), MetError> {
         generate(pos, dice, list);
-        let i = crate::search::chooser::Chooser::choose(
-            &mut Searcher::new(self.ev, self.ply),
-            pos,
-            list.as_slice(),
-        );
-        (i, list.as_slice()[i])
+        let searcher =
+            Searcher::new(self.ev, self.ply).with_valuation(valuation(state, state.on_roll)?);
+        let i = crate::search::chooser::Chooser::choose(&mut { searcher }, pos, list.as_slice());
+        Ok((i, list.as_slice()[i]))
     }
 
     /// The action due from `state.turn` in `pos` (seen from
@@ -131,15 +136,17 @@ impl<'a, E: Evaluator + ?Sized> Agent<'a, E> {
             None => Ok(Act::Roll),
             Some(dice) => {
                 let mut list = MoveList::new();
-                Ok(Act::Play(self.best_play(pos, dice, &mut list).1))
+                Ok(Act::Play(self.best_play(pos, state, dice, &mut list)?.1))
             }
         }
     }
 
-    /// The outcome probabilities of `pos` for the player on roll, at this
-    /// depth.
-    pub fn probs(&self, pos: &Position) -> Probs {
-        Ply::new(self.ev, self.ply).eval(pos)
+    /// The outcome probabilities of `pos` for the player on roll of
+    /// `state`, at this depth (its plays chosen by EMG at a match score).
+    pub fn probs(&self, pos: &Position, state: &MatchState) -> Result<Probs, MetError> {
+        Ok(Ply::new(self.ev, self.ply)
+            .with_valuation(valuation(state, state.on_roll)?)
+            .eval(pos))
     }
 
     /// Whether the opponent of `resigner` should accept a resignation of
@@ -154,7 +161,7 @@ impl<'a, E: Evaluator + ?Sized> Agent<'a, E> {
         kind: WinKind,
     ) -> Result<bool, MetError> {
         let acceptor = resigner.other();
-        let on_roll = self.probs(pos);
+        let on_roll = self.probs(pos, state)?;
         let mut play_on = if acceptor == state.on_roll {
             on_roll
         } else {

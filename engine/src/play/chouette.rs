@@ -522,7 +522,9 @@ pub fn play_game<E: Evaluator + ?Sized>(
                 let legal = session.legal_plays();
                 let play = if legal.len() == 1 || engine[seat] {
                     let mut list = MoveList::new();
-                    agent.best_play(session.position(), dice, &mut list).1
+                    agent
+                        .best_play(session.position(), session.state(), dice, &mut list)?
+                        .1
                 } else {
                     match members.plays(seat, player, session, dice) {
                         None => return Ok(false),

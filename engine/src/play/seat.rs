@@ -128,7 +128,9 @@ impl<'a, E: Evaluator + ?Sized> EngineSeat<'a, E> {
                     legal[pubeval::choose(&pos, &legal)]
                 } else {
                     let mut list = MoveList::new();
-                    self.agent.best_play(&pos, dice, &mut list).1
+                    self.agent
+                        .best_play(&pos, session.state(), dice, &mut list)?
+                        .1
                 }))
             }
             Awaiting::AnswerDouble { may_beaver, .. } => {

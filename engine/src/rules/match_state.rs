@@ -201,6 +201,14 @@ impl MatchState {
         !self.is_money() && !self.crawford && self.away().contains(&1)
     }
 
+    /// Whether a double by `player` can change anything: in match play the
+    /// cube is dead for a player whose current stake already wins the match
+    /// (as many points away as the cube's value or fewer), as gnubg's
+    /// analysis treats it. Always live in money play.
+    pub fn cube_is_live_for(&self, player: Player) -> bool {
+        self.is_money() || u64::from(self.away()[player.index()]) > self.cube.value()
+    }
+
     /// Whether `player` may offer a double now (before rolling): the cube
     /// is available to them, it is not the Crawford game, and in match play
     /// doubling can still matter (a player needing one point gains nothing,
@@ -211,5 +219,32 @@ impl MatchState {
             && !self.doubled
             && self.cube.may_double(player)
             && self.game_state == GameState::Playing
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cube_is_dead_for_a_player_whose_stake_wins_the_match() {
+        let mut s = MatchState::new_match(5);
+        s.game_state = GameState::Playing;
+        s.score = [4, 4];
+        // Double match point: both 1-away with the cube at 1.
+        assert!(!s.cube_is_live_for(Player::Zero));
+        assert!(
+            s.may_double(Player::Zero),
+            "the rules still let them double"
+        );
+        s.score = [3, 1];
+        assert!(s.cube_is_live_for(Player::Zero) && s.cube_is_live_for(Player::One));
+        // 2-away owning a 2-cube: winning the stake wins the match.
+        s.cube = CubeState {
+            log2: 1,
+            owner: Some(Player::Zero),
+        };
+        assert!(!s.cube_is_live_for(Player::Zero));
+        assert!(MatchState::default().cube_is_live_for(Player::One), "money");
     }
 }

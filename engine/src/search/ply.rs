@@ -4,15 +4,18 @@
 //! value of the best play, where plays are first ranked at 0-ply and only
 //! the best few (a [`MoveFilter`], as in gnubg) are searched at `n - 1`
 //! ply. [`Ply`] is itself an [`Evaluator`], so deeper searches and rollouts
-//! wrap it like any other.
+//! wrap it like any other. Plays are compared by a [`Valuation`]: money
+//! equity, or EMG at a match score, from the side of whoever is on roll
+//! at each node.
 
 use rayon::prelude::*;
 
-use crate::evaluation::evaluator::{argmax_equity, candidate_values, final_result, Evaluator};
+use crate::evaluation::evaluator::{candidate_values, final_result, Evaluator};
 use crate::evaluation::probs::Probs;
 use crate::rules::dice::Dice;
 use crate::rules::movegen::{generate, Candidate, MoveList};
 use crate::rules::position::Position;
+use crate::search::valuation::Valuation;
 
 /// Which plays survive to a deeper search: at most `keep`, and only those
 /// within `margin` (cubeless equity) of the best.
@@ -37,22 +40,33 @@ impl MoveFilter {
     };
 }
 
-/// `depth`-ply evaluation on top of a 0-ply evaluator.
+/// `depth`-ply evaluation on top of a 0-ply evaluator. As an
+/// [`Evaluator`] it values positions with the root player (the one its
+/// [`Valuation`] was made for) on roll.
 #[derive(Clone, Copy)]
 pub struct Ply<'a, E: Evaluator + ?Sized> {
     base: &'a E,
     depth: u32,
     filter: MoveFilter,
+    valuation: Valuation,
 }
 
 impl<'a, E: Evaluator + ?Sized> Ply<'a, E> {
-    /// Looks `depth` plies ahead (0 is `base` itself).
+    /// Looks `depth` plies ahead (0 is `base` itself), comparing plays by
+    /// money equity.
     pub fn new(base: &'a E, depth: u32) -> Self {
         Ply {
             base,
             depth,
             filter: MoveFilter::TREE,
+            valuation: Valuation::Money,
         }
+    }
+
+    /// Compares plays by `valuation` (EMG at a match score).
+    pub fn with_valuation(mut self, valuation: Valuation) -> Self {
+        self.valuation = valuation;
+        self
     }
 
     /// The search depth.
@@ -60,14 +74,16 @@ impl<'a, E: Evaluator + ?Sized> Ply<'a, E> {
         self.depth
     }
 
-    fn eval_at(&self, pos: &Position, depth: u32) -> Probs {
+    /// The value of `pos` for its mover at `depth`; `root` says whether
+    /// the mover is the root player.
+    fn eval_at(&self, pos: &Position, depth: u32, root: bool) -> Probs {
         if depth == 0 {
             return self.base.eval(pos);
         }
         let per_roll = |dice: Dice| -> Probs {
             let mut list = MoveList::new();
             generate(pos, dice, &mut list);
-            let (_, v) = self.best_play(list.as_slice(), depth - 1, self.filter);
+            let (_, v) = self.best_play(list.as_slice(), depth - 1, self.filter, root);
             let mut acc = Probs::default();
             acc.add_scaled(&v, dice.weight() as f32 / 36.0);
             acc
@@ -89,23 +105,25 @@ impl<'a, E: Evaluator + ?Sized> Ply<'a, E> {
     }
 
     /// The best play among `candidates` searched at `depth`, and its value
-    /// for the mover.
+    /// for the mover (`root`: the root player or not).
     fn best_play(
         &self,
         candidates: &[Candidate],
         depth: u32,
         filter: MoveFilter,
+        root: bool,
     ) -> (usize, Probs) {
         let mut values = Vec::with_capacity(candidates.len());
         candidate_values(self.base, candidates, &mut values);
-        let best0 = argmax_equity(&values);
+        let best0 = self.valuation.argmax(&values, root);
         if depth == 0 || candidates.len() == 1 {
             return (best0, values[best0]);
         }
-        let deep = self.deepen(candidates, &values, depth, filter, false);
+        let deep = self.deepen(candidates, &values, depth, filter, false, root);
+        let value = |p: &Probs| self.valuation.value(p, root);
         deep.iter()
             .filter(|d| d.2 == depth)
-            .max_by(|a, b| a.1.equity().total_cmp(&b.1.equity()))
+            .max_by(|a, b| value(&a.1).total_cmp(&value(&b.1)))
             .map(|d| (d.0, d.1))
             .expect("the filter keeps one play")
     }
@@ -121,11 +139,15 @@ impl<'a, E: Evaluator + ?Sized> Ply<'a, E> {
         depth: u32,
         first: MoveFilter,
         parallel: bool,
+        root: bool,
     ) -> Vec<(usize, Probs, u32)> {
         let mut found: Vec<(usize, Probs, u32)> = Vec::new();
-        let mut keep = shortlist(values0, first);
+        let scores = |values: &mut dyn Iterator<Item = &Probs>| -> Vec<f32> {
+            values.map(|v| self.valuation.value(v, root)).collect()
+        };
+        let mut keep = shortlist_scores(&scores(&mut values0.iter()), first);
         for d in 1..=depth {
-            let eval = |&i: &usize| (i, self.after(&candidates[i].position, d), d);
+            let eval = |&i: &usize| (i, self.after_for(&candidates[i].position, d, root), d);
             let stage: Vec<(usize, Probs, u32)> = if parallel {
                 keep.par_iter().map(eval).collect()
             } else {
@@ -136,8 +158,8 @@ impl<'a, E: Evaluator + ?Sized> Ply<'a, E> {
                 found.push(*st);
             }
             if d < depth {
-                let vals: Vec<Probs> = stage.iter().map(|x| x.1).collect();
-                keep = shortlist(&vals, MoveFilter::TREE)
+                let vals = scores(&mut stage.iter().map(|x| &x.1));
+                keep = shortlist_scores(&vals, MoveFilter::TREE)
                     .into_iter()
                     .map(|k| stage[k].0)
                     .collect();
@@ -146,11 +168,17 @@ impl<'a, E: Evaluator + ?Sized> Ply<'a, E> {
         found
     }
 
-    /// Value for the mover of a play's resulting board, searched at `depth`.
+    /// Value for the mover (the root player) of a play's resulting board,
+    /// searched at `depth`.
     pub fn after(&self, after: &Position, depth: u32) -> Probs {
+        self.after_for(after, depth, true)
+    }
+
+    /// [`Ply::after`] for a mover who is the root player or not.
+    fn after_for(&self, after: &Position, depth: u32, root: bool) -> Probs {
         match final_result(after) {
             Some(p) => p,
-            None => self.eval_at(&after.swapped(), depth).flipped(),
+            None => self.eval_at(&after.swapped(), depth, !root).flipped(),
         }
     }
 }
@@ -161,20 +189,26 @@ impl<E: Evaluator + ?Sized> Evaluator for Ply<'_, E> {
             return self.base.eval_batch(positions, out);
         }
         for (p, o) in positions.iter().zip(out) {
-            *o = self.eval_at(p, self.depth);
+            *o = self.eval_at(p, self.depth, true);
         }
     }
 }
 
-/// Indices of the plays a filter keeps, best first.
+/// Indices of the plays a filter keeps by money equity, best first.
 pub fn shortlist(values: &[Probs], filter: MoveFilter) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..values.len()).collect();
-    order.sort_by(|&a, &b| values[b].equity().total_cmp(&values[a].equity()));
-    let top = values[order[0]].equity();
+    let scores: Vec<f32> = values.iter().map(Probs::equity).collect();
+    shortlist_scores(&scores, filter)
+}
+
+/// Indices of the plays a filter keeps by their scores, best first.
+fn shortlist_scores(scores: &[f32], filter: MoveFilter) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..scores.len()).collect();
+    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+    let top = scores[order[0]];
     order
         .into_iter()
         .take(filter.keep.max(1))
-        .take_while(|&i| top - values[i].equity() <= filter.margin)
+        .take_while(|&i| top - scores[i] <= filter.margin)
         .collect()
 }
 
@@ -183,22 +217,29 @@ pub fn shortlist(values: &[Probs], filter: MoveFilter) -> Vec<usize> {
 pub struct RankedMove {
     /// The play and its board.
     pub candidate: Candidate,
-    /// Its value for the mover.
+    /// Its outcome probabilities for the mover.
     pub probs: Probs,
+    /// Its value for the mover by the ranking's [`Valuation`]: money
+    /// equity, or EMG at a match score.
+    pub equity: f32,
     /// The depth that value was computed at (plays the filter dropped stay
     /// at 0-ply).
     pub ply: u32,
 }
 
-/// All plays of `dice` from `pos`, best first: every play at 0-ply, those
-/// `root` keeps at 1 ply, the best of those at 2 ply and so on up to `ply`
-/// (deeper-searched plays rank ahead of the rest).
+/// All plays of `dice` from `pos`, best first by `valuation` (made for
+/// the player on roll of `pos`): every play at 0-ply, those `root` keeps
+/// at 1 ply, the best of those at 2 ply and so on up to `ply`
+/// (deeper-searched plays rank ahead of the rest). Every ranking of a
+/// roll's plays (hints, annotation, the engine's own play, the plays a
+/// rollout compares) comes from here.
 pub fn rank_moves<E: Evaluator + ?Sized>(
     base: &E,
     pos: &Position,
     dice: Dice,
     ply: u32,
     root: MoveFilter,
+    valuation: Valuation,
 ) -> Vec<RankedMove> {
     let mut list = MoveList::new();
     generate(pos, dice, &mut list);
@@ -211,21 +252,19 @@ pub fn rank_moves<E: Evaluator + ?Sized>(
         .map(|(c, v)| RankedMove {
             candidate: *c,
             probs: *v,
+            equity: valuation.value(v, true),
             ply: 0,
         })
         .collect();
     if ply > 0 && cands.len() > 1 {
-        let search = Ply::new(base, ply);
-        for (i, v, d) in search.deepen(cands, &values, ply, root, true) {
+        let search = Ply::new(base, ply).with_valuation(valuation);
+        for (i, v, d) in search.deepen(cands, &values, ply, root, true, true) {
             ranked[i].probs = v;
+            ranked[i].equity = valuation.value(&v, true);
             ranked[i].ply = d;
         }
     }
-    ranked.sort_by(|a, b| {
-        b.ply
-            .cmp(&a.ply)
-            .then(b.probs.equity().total_cmp(&a.probs.equity()))
-    });
+    ranked.sort_by(|a, b| b.ply.cmp(&a.ply).then(b.equity.total_cmp(&a.equity)));
     ranked
 }
 
@@ -236,18 +275,26 @@ pub struct Searcher<'a, E: Evaluator + ?Sized> {
 }
 
 impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
-    /// Plays at `depth` ply on `base`.
+    /// Plays at `depth` ply on `base`, by money equity.
     pub fn new(base: &'a E, depth: u32) -> Self {
         Searcher {
             ply: Ply::new(base, depth),
             root: MoveFilter::ROOT,
         }
     }
+
+    /// Plays by `valuation` (made for the player it plays for).
+    pub fn with_valuation(mut self, valuation: Valuation) -> Self {
+        self.ply = self.ply.with_valuation(valuation);
+        self
+    }
 }
 
 impl<E: Evaluator + ?Sized> crate::search::chooser::Chooser for Searcher<'_, E> {
     fn choose(&mut self, _before: &Position, candidates: &[Candidate]) -> usize {
-        self.ply.best_play(candidates, self.ply.depth, self.root).0
+        self.ply
+            .best_play(candidates, self.ply.depth, self.root, true)
+            .0
     }
 }
 
@@ -282,6 +329,7 @@ mod tests {
             Dice::new(3, 1).unwrap(),
             1,
             MoveFilter::ROOT,
+            Valuation::Money,
         );
         assert_eq!(ranked.len(), 16);
         assert_eq!(ranked[0].ply, 1);
