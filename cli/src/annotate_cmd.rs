@@ -83,6 +83,7 @@ fn collect(args: &[PathBuf]) -> Result<Vec<PathBuf>> {
                         && p.extension().is_some_and(|e| {
                             ["mat", "sgf", "txt"].contains(&e.to_string_lossy().as_ref())
                         })
+                        && looks_like_a_match(p)
                 })
                 .collect();
             found.sort();
@@ -95,6 +96,41 @@ fn collect(args: &[PathBuf]) -> Result<Vec<PathBuf>> {
         bail!("no match files (.mat, .txt, .sgf) found");
     }
     Ok(out)
+}
+
+/// Whether a file found in a directory looks like a match file: an SGF
+/// game tree, or a `.mat` header (`N point match`) among its first lines
+/// after any tags and comments. A file named on the command line is always
+/// read; in a directory, notes such as a `SOURCES.txt` are passed over.
+fn looks_like_a_match(path: &std::path::Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::new();
+    let read = std::fs::File::open(path).and_then(|f| f.take(4096).read_to_end(&mut head));
+    if read.is_err() {
+        return true; // named in the results as unreadable
+    }
+    let text = String::from_utf8_lossy(&head);
+    let text = text.trim_start_matches('\u{feff}');
+    let sgf = text
+        .trim_start()
+        .strip_prefix('(')
+        .is_some_and(|t| t.trim_start().starts_with(';'));
+    sgf || text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with(';') && !l.starts_with('#'))
+        .take(3)
+        .any(|l| {
+            let words: Vec<String> = l
+                .split_whitespace()
+                .take(3)
+                .map(str::to_ascii_lowercase)
+                .collect();
+            words.len() == 3
+                && words[0].parse::<u32>().is_ok()
+                && words[1] == "point"
+                && words[2].starts_with("match")
+        })
 }
 
 /// Reads a match file, SGF by extension or by its first character.

@@ -23,7 +23,7 @@ use sheshbesh_engine::play::chouette::{
     self, play_game, Chouette, Members, Seat as SeatIx, TableEvent,
 };
 use sheshbesh_engine::play::session::Session;
-use sheshbesh_engine::play::verifiable_dice::VerifiableDice;
+use sheshbesh_engine::play::verifiable_dice::{VerifiableDice, RANKING_THROWS};
 use sheshbesh_engine::rules::dice::Roller;
 use sheshbesh_engine::{Candidate, Dice, Player, Position};
 
@@ -114,9 +114,15 @@ pub fn chouette<R: BufRead, W: Write>(
         .save
         .clone()
         .unwrap_or_else(|| free_session_path("sheshbesh-chouette"));
+    // The ranking's throws come first in the dice stream: the file says
+    // how many, so `verify` checks the games' rolls from the right throw.
+    let ranking_throws = shared.0.lock().expect("dice lock").used();
     let mut record = MatchFile {
         length: 0,
-        tags: vec![("DiceCommitment".into(), commitment.clone())],
+        tags: vec![
+            ("DiceCommitment".into(), commitment.clone()),
+            (RANKING_THROWS.into(), ranking_throws.to_string()),
+        ],
         games: Vec::new(),
     };
     let agent = Agent::new(ev, args.level.ply());
@@ -142,6 +148,14 @@ pub fn chouette<R: BufRead, W: Write>(
             [names[box_seat].clone(), names[captain].clone()],
             Box::new(shared.clone()),
         );
+        if played == 1 {
+            // The session's rule tags (Jacoby, beavers, Crawford, ...), so
+            // gnubg and `annotate` read the games under the right rules.
+            let rule_tags = session.record().tags.iter();
+            record
+                .tags
+                .extend(rule_tags.filter(|(k, _)| !k.starts_with("Player")).cloned());
+        }
         let o = session.start_game()?;
         let mut game = table.new_game(o.cube.value());
         c.say(&format!(

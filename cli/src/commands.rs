@@ -100,12 +100,17 @@ pub fn moves(position: Option<&str>, dice: Option<&str>, out: Output) -> Result<
             .iter()
             .map(|c| json!({ "move": c.mv.to_string(), "position_id": position_id::encode(&c.position.swapped()) }))
             .collect();
-        let mut text = format!(
-            "{} legal move{} for {dice}:",
-            list.len(),
-            if list.len() == 1 { "" } else { "s" }
-        );
-        for (i, c) in list.iter().enumerate() {
+        let none = list.len() == 1 && list.iter().all(|c| c.mv.is_empty());
+        let mut text = if none {
+            format!("no legal move for {dice}: the turn passes")
+        } else {
+            format!(
+                "{} legal move{} for {dice}:",
+                list.len(),
+                if list.len() == 1 { "" } else { "s" }
+            )
+        };
+        for (i, c) in list.iter().enumerate().filter(|_| !none) {
             let name = if c.mv.is_empty() {
                 "(no legal move)".to_string()
             } else {

@@ -13,8 +13,45 @@ pub struct Input {
     pub state: MatchState,
 }
 
-/// Reads `start`, a Position ID, `PositionID:MatchID` or an XGID.
+/// Reads `start`, a Position ID, `PositionID:MatchID` or an XGID, and
+/// refuses what no game can reach.
 pub fn parse_position(text: &str) -> Result<Input, ParseError> {
+    let input = read_position(text)?;
+    check(&input, text)?;
+    Ok(input)
+}
+
+/// Refuses a board or match state no game can reach, naming the field: a
+/// board where both sides have borne off (or have no checkers), an
+/// impossible Crawford flag, a match longer than the match equity table.
+pub fn check(input: &Input, text: &str) -> Result<(), ParseError> {
+    let field = "position";
+    let (p, s) = (&input.position, &input.state);
+    if p.me.off() == 15 && p.opp.off() == 15 {
+        return Err(ParseError::new(
+            field,
+            text,
+            "both sides have borne off every checker: no game is in play",
+        ));
+    }
+    if let Some(why) = s.impossibility() {
+        return Err(ParseError::new("match state", text, why));
+    }
+    let most = sheshbesh_engine::cube::met::Met::kazaross_xg2().length;
+    if s.length as usize > most {
+        return Err(ParseError::new(
+            "match length",
+            text,
+            format!(
+                "{} points is beyond the {most} the match equity table covers",
+                s.length
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn read_position(text: &str) -> Result<Input, ParseError> {
     let t = text.trim();
     if t.eq_ignore_ascii_case("start") {
         return Ok(Input {

@@ -63,6 +63,7 @@ enum Command {
     /// Draw a position, with its IDs and pip counts.
     Show {
         /// Position ID, PositionID:MatchID, XGID or "start".
+        #[arg(allow_hyphen_values = true)]
         position: Option<String>,
         /// Draw the home board at bottom left instead of bottom right.
         #[arg(long)]
@@ -73,6 +74,7 @@ enum Command {
     /// List every legal move of a roll, one per distinct resulting position.
     Moves {
         /// Position ID, PositionID:MatchID, XGID or "start".
+        #[arg(allow_hyphen_values = true)]
         position: Option<String>,
         /// Two dice: 31, 3-1 or 3,1 (default: the dice the position carries).
         dice: Option<String>,
@@ -92,6 +94,7 @@ enum Command {
     /// Rank the legal plays of a roll by the net, best first.
     Hint {
         /// Position ID, PositionID:MatchID, XGID or "start".
+        #[arg(allow_hyphen_values = true)]
         position: Option<String>,
         /// Two dice (default: the dice the position carries).
         dice: Option<String>,
@@ -109,6 +112,7 @@ enum Command {
     /// cubeless and cubeful equities, cube action.
     Eval {
         /// Position ID, PositionID:MatchID, XGID or "start".
+        #[arg(allow_hyphen_values = true)]
         position: Option<String>,
         /// Search depth.
         #[arg(long, default_value_t = 0)]
@@ -123,6 +127,7 @@ enum Command {
     /// (MWC from Kazaross-XG2), in gnubg's words.
     Cube {
         /// Position ID, PositionID:MatchID, XGID or "start".
+        #[arg(allow_hyphen_values = true)]
         position: Option<String>,
         /// Search depth of the probabilities.
         #[arg(long, default_value_t = 0)]
@@ -181,6 +186,37 @@ enum Command {
     Verify(verify_cmd::VerifyArgs),
 }
 
+/// A command line that cannot be read: help and version as clap prints
+/// them; any error as one line naming what is wrong, exit status 2.
+fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = e.print();
+        return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+            ExitCode::from(2)
+        } else {
+            ExitCode::SUCCESS
+        };
+    }
+    // clap's first paragraph (the error and what it names), on one line.
+    let text = e.render().to_string();
+    let first: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .skip_while(|l| l.is_empty())
+        .take_while(|l| !l.is_empty() && !l.starts_with("Usage:"))
+        .collect();
+    let line = first.join(" ");
+    let line = line.trim_start_matches("error: ");
+    eprintln!("sheshbesh: {line} (see --help)");
+    ExitCode::from(2)
+}
+
 fn main() -> ExitCode {
     // Rust ignores SIGPIPE, so printing into a closed pipe (`sheshbesh eval
     // ... | head -1`) would panic; quit quietly as other Unix tools do.
@@ -190,7 +226,10 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     let result = match cli.command {
         Command::Show {
             position,

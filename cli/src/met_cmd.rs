@@ -48,6 +48,12 @@ fn parse_score(s: &str) -> Result<(u32, u32)> {
     Ok((a, b))
 }
 
+/// A chance as a percentage with one decimal, never "-0.0%".
+fn percent(x: f32) -> String {
+    let p = (1000.0 * f64::from(x)).round() / 10.0;
+    format!("{:.1}%", if p == 0.0 { 0.0 } else { p })
+}
+
 fn round(x: f32) -> f64 {
     (f64::from(x) * 1e5).round() / 1e5
 }
@@ -127,6 +133,20 @@ pub fn run(a: MetArgs) -> Result<()> {
         println!("{v}");
         return Ok(());
     }
+    if let Some((me, opp, mwc, f, fo)) = facts {
+        // The question asked, and nothing else: the table is for --length
+        // without --score.
+        println!(
+            "At {me}-away {opp}-away (cube {}): MWC {}; opponent's take point {}, yours {}; gammon values: yours {:.3}, opponent's {:.3}",
+            a.cube,
+            percent(mwc),
+            percent(f.take_point),
+            percent(fo.take_point),
+            f.gammon_value_me,
+            f.gammon_value_opp
+        );
+        return Ok(());
+    }
     println!("{} ({}-point table)", met.name, met.length);
     print!("      ");
     for j in 1..=length {
@@ -145,17 +165,6 @@ pub fn run(a: MetArgs) -> Result<()> {
         print!(" {j}a {:.1}", 100.0 * met.post[j - 1]);
     }
     println!();
-    if let Some((me, opp, mwc, f, fo)) = facts {
-        println!(
-            "At {me}-away {opp}-away (cube {}): MWC {:.1}%; opponent's take point {:.1}%, yours {:.1}%; gammon values: yours {:.3}, opponent's {:.3}",
-            a.cube,
-            100.0 * mwc,
-            100.0 * f.take_point,
-            100.0 * fo.take_point,
-            f.gammon_value_me,
-            f.gammon_value_opp
-        );
-    }
     if let Some((d, i, j)) = largest_difference {
         println!(
             "largest difference from Kazaross XG2: {:.2}% at {i}-away {j}-away",

@@ -218,7 +218,8 @@ pub fn play<R: BufRead, W: Write>(
 
 const HELP: &str = "Commands: a move such as 8/5 6/5 (bar, off, 25 and 0 also work); \
 'hint' (ranked plays or the cube decision); '=N' plays hint N; 'roll' or 'r'; \
-'double' or 'd'; 'take', 'drop', 'beaver'; 'accept', 'reject'; \
+'double' or 'd' (before rolling); 'undo' (takes back a play before you \
+confirm it); 'take', 'drop', 'beaver'; 'accept', 'reject'; \
 'resign' (single), 'resign g', 'resign b'; 'board'; 'quit' (saves the session).";
 
 /// Returns true when the match or the requested games are over, false when
@@ -475,6 +476,7 @@ fn common<R: BufRead, W: Write>(
     match words.next().unwrap_or("") {
         "quit" | "q" | "exit" => return Ok(false),
         "help" | "?" => c.say(HELP)?,
+        "double" | "d" => c.say("You can double only before rolling.")?,
         "board" => g.show(c, player, "")?,
         "resign" => {
             let kind = match words.next() {

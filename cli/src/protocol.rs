@@ -17,19 +17,25 @@ pub struct Board {
 /// Reads a FIBS `board:` string or an XGID (with or without `XGID=`).
 pub fn read_board(text: &str) -> Result<Board> {
     let t = text.trim();
-    if t.starts_with("board:") {
+    let board = if t.starts_with("board:") {
         let b = fibs::decode(t)?;
-        Ok(Board {
+        Board {
             position: b.position,
             state: b.state,
-        })
+        }
     } else {
         let x = xgid::decode(t).context("expected a FIBS board (board:...) or an XGID")?;
-        Ok(Board {
+        Board {
             position: x.position,
             state: x.state,
-        })
-    }
+        }
+    };
+    let input = crate::input::Input {
+        position: board.position,
+        state: board.state,
+    };
+    crate::input::check(&input, t)?;
+    Ok(board)
 }
 
 /// The engine's action for the player due to act, in the words both UBGI

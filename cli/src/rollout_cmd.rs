@@ -23,6 +23,7 @@ use crate::input::{dice_for, parse_position};
 #[derive(Args, Debug)]
 pub struct RolloutArgs {
     /// Position ID, PositionID:MatchID, XGID or "start".
+    #[arg(allow_hyphen_values = true)]
     pub position: String,
     /// With DICE, roll out the best --moves plays of this roll against each
     /// other (common dice, clearly worse plays dropped early).

@@ -609,21 +609,22 @@ fn annotate_bad_input_names_file_and_line() {
 #[test]
 fn annotate_every_real_match_file() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/matches");
-    let (_, out, _) = sheshbesh(&["annotate", dir.to_str().unwrap(), "--ply", "0", "--json"]);
+    let (code, out, err) = sheshbesh(&["annotate", dir.to_str().unwrap(), "--ply", "0", "--json"]);
+    assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let mut n = 0;
-    for f in v.as_array().unwrap() {
+    let files = v.as_array().unwrap();
+    for f in files {
         let name = f["file"].as_str().unwrap();
-        if name.ends_with(".mat") || name.ends_with(".sgf") {
-            assert!(f["error"].is_null(), "{name}: {}", f["error"]);
-            assert!(!f["decisions"].as_array().unwrap().is_empty(), "{name}");
-            n += 1;
-        } else {
-            // SOURCES.txt is not a match: rejected with its line.
-            assert!(f["error"].as_str().unwrap().starts_with("line "), "{name}");
-        }
+        assert!(name.ends_with(".mat") || name.ends_with(".sgf"), "{name}");
+        assert!(f["error"].is_null(), "{name}: {}", f["error"]);
+        assert!(!f["decisions"].as_array().unwrap().is_empty(), "{name}");
     }
-    assert!(n >= 20, "{n} match files");
+    // Every match file of the folder, and not its SOURCES.txt.
+    assert_eq!(files.len(), 23);
+    // Named on the command line, a file is read whatever it looks like.
+    let (code, _, err) = sheshbesh(&["annotate", dir.join("SOURCES.txt").to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("line "), "{err}");
 }
 
 #[test]
@@ -910,4 +911,72 @@ fn a_panicking_file_would_not_lose_the_others_and_non_ascii_results_are_read() {
         v.as_array().unwrap().iter().all(|f| f["error"].is_null()),
         "{out}"
     );
+}
+
+#[test]
+fn impossible_positions_and_states_are_refused_in_one_line() {
+    let start = "-b----E-C---eE---c-e----B-";
+    for (input, field) in [
+        ("AAAAAAAAAAAAAA".to_string(), "borne off"),
+        (
+            format!("XGID={}:0:0:1:00:0:0:0:5:10", "-".repeat(26)),
+            "borne off",
+        ),
+        (format!("XGID={start}:0:0:1:00:0:0:1:5:10"), "Crawford"),
+        (format!("XGID={start}:0:0:1:00:4:4:1:5:10"), "Crawford"),
+        (
+            format!("XGID={start}:0:0:1:00:0:0:0:1000:10"),
+            "match equity table",
+        ),
+        ("4HPw\nATDgc/ABMA".to_string(), "Position ID"),
+    ] {
+        let (code, out, err) = sheshbesh(&["eval", &input]);
+        assert_eq!(code, 2, "{input}");
+        assert!(out.is_empty());
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains(field), "{input}: {err}");
+    }
+    // An XGID without its prefix may start with '-': it is no flag.
+    let (code, out, err) = sheshbesh(&["eval", &format!("{start}:0:0:1:00:0:0:0:0:10"), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(json_of(&out)["probs"].is_array());
+    // A command-line error is one line too.
+    let (code, _, err) = sheshbesh(&["hint", "start", "31", "--frobnicate"]);
+    assert_eq!(code, 2);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("--frobnicate"), "{err}");
+}
+
+#[test]
+fn a_chouette_file_verifies_and_annotates() {
+    let dir = scratch("chouette-verify");
+    let mat = dir.join("c.mat");
+    let seed = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+    let (code, out, err) = sheshbesh(&[
+        "play",
+        "--chouette",
+        "3",
+        "--players",
+        "engine,engine,engine",
+        "--games",
+        "2",
+        "--level",
+        "beginner",
+        "--seed",
+        seed,
+        "--save",
+        mat.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let commitment = out
+        .lines()
+        .find_map(|l| l.strip_prefix("Dice commitment (SHA-256 of the secret seed): "))
+        .unwrap()
+        .to_string();
+    let text = std::fs::read_to_string(&mat).unwrap();
+    assert!(text.contains("[Jacoby \"Off\"]"), "{text}");
+    let (code, out, err) = sheshbesh(&["verify", seed, &commitment, mat.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, _, err) = sheshbesh(&["annotate", mat.to_str().unwrap(), "--ply", "0"]);
+    assert_eq!(code, 0, "{err}");
 }

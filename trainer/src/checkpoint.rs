@@ -63,10 +63,44 @@ pub fn save(path: &Path, ev: &NetEvaluator, prov: &Provenance) -> Result<()> {
     Ok(write_atomic(path, &weights::encode(&ev.to_weights(&text)))?)
 }
 
-/// Loads a checkpoint (or any weights file; provenance then starts afresh).
+/// Loads a checkpoint, or any weights file. A file without a training
+/// record has no provenance (a run from it starts its count afresh); a
+/// record that cannot be read is refused rather than silently dropped,
+/// which would restart the game count of a resumed run.
 pub fn load(path: &Path) -> Result<(NetEvaluator, Option<Provenance>)> {
     let bytes = fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     let set = weights::decode(&bytes).with_context(|| format!("loading {}", path.display()))?;
     let ev = NetEvaluator::from_weights(&set).with_context(|| format!("{}", path.display()))?;
-    Ok((ev, serde_json::from_str(&set.provenance).ok()))
+    if set.provenance.trim().is_empty() {
+        return Ok((ev, None));
+    }
+    let prov = serde_json::from_str(&set.provenance).with_context(|| {
+        format!(
+            "{}: its training record is not readable (start a new run with --fresh)",
+            path.display()
+        )
+    })?;
+    Ok((ev, Some(prov)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sheshbesh_engine::evaluation::inputs::Layout;
+
+    #[test]
+    fn an_unreadable_training_record_is_refused_and_a_missing_one_is_none() {
+        let dir = std::env::temp_dir().join(format!("shb-prov-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let ev = crate::train::fresh(1, 32, 32, Layout::V2);
+        let path = dir.join("a.weights");
+        write_atomic(&path, &weights::encode(&ev.to_weights("{\"games\": oops"))).unwrap();
+        let err = format!("{:#}", load(&path).unwrap_err());
+        assert!(err.contains("training record"), "{err}");
+        write_atomic(&path, &weights::encode(&ev.to_weights(""))).unwrap();
+        assert!(load(&path).unwrap().1.is_none());
+        save(&path, &ev, &Provenance::new("x", 3)).unwrap();
+        assert_eq!(load(&path).unwrap().1.unwrap().seed, 3);
+        fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -503,7 +503,14 @@ pub fn annotate<E: Evaluator + ?Sized>(
             state.jacoby = yes("Jacoby");
             state.beavers = yes("Beaver");
         } else if state.away().contains(&0) {
-            continue;
+            // A game cannot start once the match is won.
+            return Err(AnnotateError::File(MatError {
+                line: game.line,
+                reason: format!(
+                    "game {} starts at {}-{}, at or past the match length {}",
+                    game.number, game.scores[0], game.scores[1], m.length
+                ),
+            }));
         } else if state.away().contains(&1) {
             state.crawford = !crawford_seen;
             crawford_seen = true;
@@ -551,12 +558,21 @@ pub fn annotate<E: Evaluator + ?Sized>(
     Ok(out)
 }
 
+/// The error for a game no rules allow: names the game, the line and why.
+fn impossible(game: &crate::formats::matfile::Game, line: usize, why: &str) -> AnnotateError {
+    AnnotateError::File(MatError {
+        line,
+        reason: format!("game {}: {why}", game.number),
+    })
+}
+
 fn annotate_game<E: Evaluator + ?Sized>(
     run: &mut GameRun<'_, E>,
     game: &crate::formats::matfile::Game,
     mut state: MatchState,
 ) -> Result<(), AnnotateError> {
     let mut replay = Replay::new(game);
+    let mut last_roller: Option<usize> = None;
     let mut move_number = 0u32;
     let mut doubled_now = false;
     // Cube decision pending an answer: (doubler, position from the
@@ -592,7 +608,20 @@ fn annotate_game<E: Evaluator + ?Sized>(
             continue;
         }
         match &e.action {
-            Action::Double(_) => {
+            Action::Double(value) => {
+                // SGF records no value (0); a .mat file's must be the
+                // cube doubled.
+                if *value != 0 && u64::from(*value) != 2 * state.cube.value() {
+                    return Err(impossible(
+                        game,
+                        e.line,
+                        &format!(
+                            "Doubles => {value} with the cube at {}: a double takes it to {}",
+                            state.cube.value(),
+                            2 * state.cube.value()
+                        ),
+                    ));
+                }
                 let pos = replay.face(p);
                 state.on_roll = me;
                 state.turn = me;
@@ -616,7 +645,11 @@ fn annotate_game<E: Evaluator + ?Sized>(
             }
             Action::Take | Action::Drop | Action::Beaver(_) => {
                 let Some((doubler, dpos, mut dstate, d)) = pending.take() else {
-                    continue;
+                    return Err(impossible(
+                        game,
+                        e.line,
+                        "an answer to a double that was not offered",
+                    ));
                 };
                 let took = !matches!(e.action, Action::Drop);
                 // For the taker: take is -DT, pass is -DP.
@@ -651,6 +684,14 @@ fn annotate_game<E: Evaluator + ?Sized>(
                 };
             }
             Action::Roll { dice, text } => {
+                if last_roller == Some(p) {
+                    return Err(impossible(
+                        game,
+                        e.line,
+                        "the same player rolls twice in a row",
+                    ));
+                }
+                last_roller = Some(p);
                 let pos = replay.face(p);
                 move_number += 1;
                 state.on_roll = me;
@@ -827,6 +868,42 @@ mod tests {
         assert!(a.players[1].error_rate() > 0.0);
         let played = &d.alternatives[d.played_index.unwrap()];
         assert_eq!(played.play, d.played);
+    }
+
+    #[test]
+    fn impossible_games_are_errors_naming_the_line() {
+        let head = "3 point match\n Game 1\n a : 0   b : 0\n";
+        for (moves, line, why) in [
+            ("  1) 31: 8/5 6/5\n  2) 42: 8/4 6/4\n", 5, "twice in a row"),
+            (
+                "  1) 31: 8/5 6/5   42: 8/4 6/4\n  2)  Doubles => 3\n",
+                5,
+                "Doubles => 3",
+            ),
+            ("  1) 31: 8/5 6/5   Takes\n", 4, "not offered"),
+        ] {
+            let text = format!("{head}{moves}");
+            let settings = Settings {
+                ply: 0,
+                ..Settings::default()
+            };
+            let err = annotate(&parse(&text).unwrap(), &PipRace(20.0), &settings).unwrap_err();
+            let msg = err.to_string();
+            assert!(
+                msg.contains(&format!("line {line}")) && msg.contains(why),
+                "{msg}"
+            );
+        }
+        // A game that starts with the match already won.
+        let text = "3 point match\n Game 1\n a : 3   b : 0\n  1) 31: 8/5 6/5\n";
+        let settings = Settings::default();
+        let msg = annotate(&parse(text).unwrap(), &PipRace(20.0), &settings)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("line 2") && msg.contains("match length"),
+            "{msg}"
+        );
     }
 
     #[test]

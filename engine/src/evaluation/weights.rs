@@ -150,6 +150,17 @@ fn config() -> impl bincode::config::Config {
     bincode::config::standard()
 }
 
+/// The most bytes a weights file may ask the reader to allocate: several
+/// times the largest nets the kernels take, and far below what would
+/// abort the process when a damaged length field claims more.
+const READ_LIMIT: usize = 64 << 20;
+
+/// [`config`] for reading: every length a file states is checked against
+/// [`READ_LIMIT`] before anything is allocated.
+fn read_config() -> impl bincode::config::Config {
+    bincode::config::standard().with_limit::<READ_LIMIT>()
+}
+
 /// A net's tensors in file order ([`Net::parameters`]'s): `w1`, `b1`,
 /// `w_mid`, `b_mid`, `w2`, `b2`.
 fn tensors(n: &Net) -> [Vec<f32>; 6] {
@@ -190,8 +201,8 @@ pub fn decode(bytes: &[u8]) -> Result<WeightsSet, WeightsError> {
     let rest = &bytes[MAGIC.len()..];
     // The version leads the header, so an older or newer file is named as
     // such even when the rest of its header has changed shape.
-    let (version, _): (u32, usize) =
-        bincode::serde::decode_from_slice(rest, config()).map_err(|e| WeightsError::Decode {
+    let (version, _): (u32, usize) = bincode::serde::decode_from_slice(rest, read_config())
+        .map_err(|e| WeightsError::Decode {
             section: "header",
             reason: e.to_string(),
         })?;
@@ -202,10 +213,10 @@ pub fn decode(bytes: &[u8]) -> Result<WeightsSet, WeightsError> {
     let (header, used): (Header, usize) = match version {
         1 => {
             let (h, used): (HeaderV1, usize) =
-                bincode::serde::decode_from_slice(rest, config()).map_err(header_error)?;
+                bincode::serde::decode_from_slice(rest, read_config()).map_err(header_error)?;
             (h.into(), used)
         }
-        VERSION => bincode::serde::decode_from_slice(rest, config()).map_err(header_error)?,
+        VERSION => bincode::serde::decode_from_slice(rest, read_config()).map_err(header_error)?,
         _ => return Err(WeightsError::Version(version)),
     };
     // Version 1 stored no second-layer tensors.
@@ -215,10 +226,12 @@ pub fn decode(bytes: &[u8]) -> Result<WeightsSet, WeightsError> {
     if <[u8; 32]>::from(Sha256::digest(body)) != header.checksum {
         return Err(WeightsError::Checksum);
     }
-    let (tensors, used): (Vec<Vec<f32>>, usize) = bincode::serde::decode_from_slice(body, config())
-        .map_err(|e| WeightsError::Decode {
-            section: "tensors",
-            reason: e.to_string(),
+    let (tensors, used): (Vec<Vec<f32>>, usize) =
+        bincode::serde::decode_from_slice(body, read_config()).map_err(|e| {
+            WeightsError::Decode {
+                section: "tensors",
+                reason: e.to_string(),
+            }
         })?;
     if used != body.len() {
         return Err(WeightsError::Trailing(body.len() - used));
@@ -343,6 +356,31 @@ mod tests {
             decode(&encode(&wrong)),
             Err(WeightsError::Shape(_))
         ));
+    }
+
+    #[test]
+    fn a_header_claiming_a_huge_length_is_refused_not_allocated() {
+        // The version, the layout, no nets, a checksum, then provenance
+        // text whose length field claims 2^61 bytes.
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend(bincode::serde::encode_to_vec(VERSION, config()).unwrap());
+        bytes.extend(bincode::serde::encode_to_vec(3u32, config()).unwrap());
+        bytes.push(0);
+        bytes.extend([0u8; 32]);
+        bytes.push(253);
+        bytes.extend((1u64 << 61).to_le_bytes());
+        bytes.extend([0u8; 64]);
+        let err = decode(&bytes).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                WeightsError::Decode {
+                    section: "header",
+                    ..
+                }
+            ),
+            "{err}"
+        );
     }
 
     #[test]

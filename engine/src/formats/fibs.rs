@@ -76,8 +76,11 @@ pub fn decode(text: &str) -> Result<FibsBoard, ParseError> {
         opp[p - 1] = count(b, false)?;
     }
     // Bars: gnubg writes them signed by owner; FIBS proper by position.
-    let you_bar = board[you_bar_idx].unsigned_abs() as u8;
-    let opp_bar = board[opp_bar_idx].unsigned_abs() as u8;
+    let bar = |x: i64, whose: &str| {
+        u8::try_from(x.unsigned_abs()).map_err(|_| err(format!("{x} checkers on {whose} bar")))
+    };
+    let you_bar = bar(board[you_bar_idx], "You's")?;
+    let opp_bar = bar(board[opp_bar_idx], "the opponent's")?;
     let you_c = Checkers::from_points(&you, you_bar).map_err(|e| err(format!("You: {e}")))?;
     let opp_c = Checkers::from_points(&opp, opp_bar).map_err(|e| err(format!("opponent: {e}")))?;
     let on_roll = if turn == color {
@@ -126,6 +129,12 @@ pub fn decode(text: &str) -> Result<FibsBoard, ParseError> {
         || v[2] < 0
     {
         return Err(err(format!("match length {} or scores out of range", v[0])));
+    }
+    if length > 0 && (v[1] >= length || v[2] >= length) {
+        return Err(err(format!(
+            "score {}-{} has reached the match length {length}",
+            v[1], v[2]
+        )));
     }
     let doubled = was_doubled != 0;
     let crawford = length > 0 && non_crawford == 0 && post_crawford == 0 && {

@@ -5,7 +5,9 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 /// The temporary file `write_atomic` writes before its rename: a hidden
-/// sibling of `path` named for this process.
+/// sibling of `path` with a fixed name, so that a process killed between
+/// the write and the rename leaves at most one, which the next save of
+/// the same file replaces.
 pub fn temp_path(path: &Path) -> io::Result<PathBuf> {
     let name = path.file_name().ok_or_else(|| {
         io::Error::new(
@@ -14,11 +16,9 @@ pub fn temp_path(path: &Path) -> io::Result<PathBuf> {
         )
     })?;
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    Ok(dir.unwrap_or(Path::new(".")).join(format!(
-        ".{}.tmp{}",
-        name.to_string_lossy(),
-        std::process::id()
-    )))
+    Ok(dir
+        .unwrap_or(Path::new("."))
+        .join(format!(".{}.tmp", name.to_string_lossy())))
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same folder,
@@ -50,6 +50,9 @@ mod tests {
         fs::create_dir_all(&dir).unwrap();
         let p = dir.join("a.txt");
         write_atomic(&p, b"one").unwrap();
+        // A save killed before its rename left its temporary file behind:
+        // the next save replaces it.
+        fs::write(temp_path(&p).unwrap(), b"half").unwrap();
         write_atomic(&p, b"two").unwrap();
         assert_eq!(fs::read(&p).unwrap(), b"two");
         assert!(!temp_path(&p).unwrap().exists());

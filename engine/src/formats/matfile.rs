@@ -332,7 +332,9 @@ pub fn write(file: &MatchFile) -> String {
             *n += 1;
             let l = line[0].take().unwrap_or_default();
             let r = line[1].take().unwrap_or_default();
-            let text = format!("{:>3}) {l:<28}{r}", *n);
+            // gnubg's columns ("%3d) %-27s "), and always a space between
+            // the cells, so a long play never runs into the next roll.
+            let text = format!("{:>3}) {l:<27} {r}", *n);
             out.push_str(text.trim_end());
             out.push('\n');
         };
@@ -541,6 +543,25 @@ pub(crate) mod tests {
         assert!(e.reason.contains("point match"));
         let e = parse("3 point match\n Game 1\n nonsense\n").unwrap_err();
         assert_eq!(e.line, 3);
+    }
+
+    #[test]
+    fn a_long_left_cell_is_written_apart_from_the_right_and_read_back() {
+        let long = "24/19 21/16 19/14 16/11* 6/1(2)";
+        let text =
+            format!("5 point match\n Game 1\n a : 0   b : 0\n  1) 55: {long}   65: 25/20 20/14*\n");
+        let m = parse(&text).unwrap();
+        let written = write(&m);
+        let back = parse(&written).unwrap();
+        let actions = |m: &MatchFile| -> Vec<(usize, Action)> {
+            m.games[0]
+                .entries
+                .iter()
+                .map(|e| (e.player, e.action.clone()))
+                .collect()
+        };
+        assert_eq!(actions(&back), actions(&m), "{written}");
+        assert!(written.contains("6/1(2) 65:"), "{written}");
     }
 
     #[test]

@@ -204,6 +204,20 @@ fn mi_field(root: &Node, key: &str) -> Option<u32> {
     })
 }
 
+/// Refuses an `MI` field given but not a count (`length:-5` would
+/// otherwise read as a money session), naming the root's line.
+fn check_mi(root: &Node) -> Result<(), MatError> {
+    for v in root.get("MI").into_iter().flatten() {
+        if let Some((k, n)) = v.split_once(':') {
+            let k = k.trim();
+            if ["length", "game", "ws", "bs"].contains(&k) && n.trim().parse::<u32>().is_err() {
+                return Err(err(root.line, format!("MI[{v}]: {k} is not a count")));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Reads an SGF match (one or more game trees).
 pub fn parse(text: &str) -> Result<MatchFile, MatError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -221,6 +235,7 @@ pub fn parse(text: &str) -> Result<MatchFile, MatError> {
         if root.get("GM").and_then(|v| v.first()).map(String::as_str) != Some("6") {
             return Err(err(root.line, "not a backgammon SGF (GM[6])"));
         }
+        check_mi(root)?;
         for key in ["AE", "AW", "AB"] {
             if root.get(key).is_some() || nodes.iter().any(|n| n.get(key).is_some()) {
                 return Err(err(
@@ -303,6 +318,12 @@ pub fn parse(text: &str) -> Result<MatchFile, MatError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_match_length_that_is_no_count_is_refused() {
+        let e = parse("(;FF[4]GM[6]MI[length:-5]\n;B[43lplo]\n)").unwrap_err();
+        assert!(e.reason.contains("length"), "{e}");
+    }
 
     #[test]
     fn a_result_opening_with_any_letter_is_read_without_a_panic() {

@@ -171,14 +171,24 @@ fn same_roll(a: (u8, u8), b: (u8, u8)) -> bool {
     a == b || a == (b.1, b.0)
 }
 
+/// The `.mat` tag that says how many throws of the stream a chouette's
+/// seating used before its first game.
+pub const RANKING_THROWS: &str = "RankingThrows";
+
 /// Replays every roll of `file` against the seed's throws, in the order a
-/// session uses them (see the module doc); the file's `Israeli` tag says
-/// whether the starter threw again. Returns the number of rolls checked.
+/// session uses them (see the module doc): after the chouette's seating
+/// throws ([`RANKING_THROWS`]) when the file has them; the file's
+/// `Israeli` tag says whether the starter threw again. Returns the number
+/// of rolls checked.
 pub fn check_match(dice: &VerifiableDice, file: &MatchFile) -> Result<usize, VerifyError> {
     let israeli = file
         .tag("Israeli")
         .is_some_and(|v| v.eq_ignore_ascii_case("on"));
-    let mut k = 0u64;
+    // A chouette's seating throws come first in the stream.
+    let mut k = file
+        .tag(RANKING_THROWS)
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(0);
     let mut checked = 0;
     for game in &file.games {
         let mut first = true;

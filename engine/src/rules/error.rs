@@ -47,9 +47,22 @@ pub struct ParseError {
 }
 
 impl ParseError {
-    /// Builds an error, keeping at most 60 characters of the input.
+    /// Builds an error, keeping at most 60 characters of the input, with
+    /// line breaks and other control characters escaped so that the error
+    /// stays one line.
     pub fn new(field: &'static str, input: &str, reason: impl Into<String>) -> ParseError {
-        let mut shown: String = input.chars().take(60).collect();
+        let mut shown: String = input
+            .chars()
+            .take(60)
+            .flat_map(|c| {
+                let escaped: Vec<char> = if c.is_control() {
+                    c.escape_default().collect()
+                } else {
+                    vec![c]
+                };
+                escaped
+            })
+            .collect();
         if input.chars().count() > 60 {
             shown.push('…');
         }
@@ -58,5 +71,18 @@ impl ParseError {
             input: shown,
             reason: reason.into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_is_one_line_whatever_the_input() {
+        let e = ParseError::new("Position ID", "4HPw\nATDgc/ABMA", "expected 14 characters");
+        let text = e.to_string();
+        assert!(!text.contains('\n'), "{text}");
+        assert!(text.contains("4HPw\\nATDgc"), "{text}");
     }
 }

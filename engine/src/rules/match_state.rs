@@ -201,6 +201,16 @@ impl MatchState {
         !self.is_money() && !self.crawford && self.away().contains(&1)
     }
 
+    /// What makes this state one no match can reach, if anything: a
+    /// Crawford game unless exactly one player is one point away.
+    pub fn impossibility(&self) -> Option<&'static str> {
+        let away = self.away();
+        if self.crawford && !(self.length > 0 && (away[0] == 1) != (away[1] == 1)) {
+            return Some("a Crawford game needs exactly one player one point away");
+        }
+        None
+    }
+
     /// Whether a double by `player` can change anything: in match play the
     /// cube is dead for a player whose current stake already wins the match
     /// (as many points away as the cube's value or fewer), as gnubg's
@@ -246,5 +256,16 @@ mod tests {
         };
         assert!(!s.cube_is_live_for(Player::Zero));
         assert!(MatchState::default().cube_is_live_for(Player::One), "money");
+    }
+
+    #[test]
+    fn a_crawford_game_needs_exactly_one_player_one_away() {
+        let mut s = MatchState::new_match(5);
+        s.crawford = true;
+        assert!(s.impossibility().is_some(), "0-0");
+        s.score = [4, 4];
+        assert!(s.impossibility().is_some(), "both 1-away");
+        s.score = [4, 2];
+        assert_eq!(s.impossibility(), None);
     }
 }
