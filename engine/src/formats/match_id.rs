@@ -8,7 +8,7 @@
 
 use base64::Engine;
 
-use crate::formats::base64::GNUBG_B64;
+use crate::formats::base64::{decode_key, GNUBG_B64};
 use crate::rules::dice::Dice;
 use crate::rules::error::ParseError;
 use crate::rules::match_state::{CubeState, GameState, MatchState, Player};
@@ -61,23 +61,7 @@ pub fn encode(m: &MatchState) -> String {
 pub fn decode(id: &str) -> Result<MatchState, ParseError> {
     const FIELD: &str = "Match ID";
     let err = |reason: String| ParseError::new(FIELD, id, reason);
-    let n = id.chars().count();
-    if n != 12 {
-        return Err(err(format!("expected 12 characters, got {n}")));
-    }
-    if let Some((i, c)) = id
-        .chars()
-        .enumerate()
-        .find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '+' || *c == '/'))
-    {
-        return Err(err(format!("character {} '{c}' is not Base64", i + 1)));
-    }
-    let bytes = GNUBG_B64
-        .decode(id)
-        .map_err(|e| err(format!("not Base64: {e}")))?;
-    let mut buf = [0u8; 16];
-    buf[..9].copy_from_slice(&bytes[..9]);
-    let k = u128::from_le_bytes(buf);
+    let k = decode_key(FIELD, id, 12, 9)?;
 
     let owner = match get(k, 4, 2) {
         0 => Some(Player::Zero),

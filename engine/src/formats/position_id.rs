@@ -6,7 +6,7 @@
 
 use base64::Engine;
 
-use crate::formats::base64::GNUBG_B64;
+use crate::formats::base64::{decode_key, GNUBG_B64};
 use crate::rules::error::ParseError;
 use crate::rules::position::{Checkers, Position};
 
@@ -25,23 +25,7 @@ pub fn encode(pos: &Position) -> String {
 pub fn decode(id: &str) -> Result<Position, ParseError> {
     const FIELD: &str = "Position ID";
     let err = |reason: String| ParseError::new(FIELD, id, reason);
-    let n = id.chars().count();
-    if n != 14 {
-        return Err(err(format!("expected 14 characters, got {n}")));
-    }
-    if let Some((i, c)) = id
-        .chars()
-        .enumerate()
-        .find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '+' || *c == '/'))
-    {
-        return Err(err(format!("character {} '{c}' is not Base64", i + 1)));
-    }
-    let bytes = GNUBG_B64
-        .decode(id)
-        .map_err(|e| err(format!("not Base64: {e}")))?;
-    let mut buf = [0u8; 16];
-    buf[..10].copy_from_slice(&bytes[..10]);
-    let key = u128::from_le_bytes(buf);
+    let key = decode_key(FIELD, id, 14, 10)?;
     from_key(key).map_err(err)
 }
 
