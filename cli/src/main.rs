@@ -270,7 +270,11 @@ fn main() -> ExitCode {
             }
         }
         Command::Rollout(args) => {
-            nets::load(args.weights.as_deref()).and_then(|ev| rollout_cmd::run(&ev, args))
+            match nets::load(args.weights.as_deref()).and_then(|ev| rollout_cmd::run(&ev, args)) {
+                Ok(false) => Ok(()),
+                Ok(true) => return ExitCode::from(130),
+                Err(e) => Err(e),
+            }
         }
         Command::Hint {
             position,

@@ -217,7 +217,7 @@ pub fn cube_cmd(ev: &NetEvaluator, position: Option<&str>, ply: u32, out: Output
         });
         let unit = if a.match_play { "EMG" } else { "equity" };
         let text = format!(
-            "Cube analysis ({ply}-ply, {unit})\n  no double     {:+.3}\n  double, take  {:+.3}\n  double, pass  {:+.3}\n  take point {:.1}%, cash point {:.1}%\nProper cube action: {action}",
+            "Cube analysis ({ply}-ply, {unit})\n  no double     {:+.3}\n  double, take  {:+.3}\n  double, pass  {:+.3}\n  take point {:.1}% (the player on roll's: it drops a double below this win chance)\n  cash point {:.1}% (the player on roll's: the opponent drops above it)\nProper cube action: {action}",
             d.no_double,
             d.double_take,
             d.double_pass,

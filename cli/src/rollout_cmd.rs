@@ -117,7 +117,10 @@ fn result_text(r: &RolloutResult) -> String {
 }
 
 /// Runs `sheshbesh rollout`.
-pub fn run(ev: &NetEvaluator, a: RolloutArgs) -> Result<()> {
+/// Runs `sheshbesh rollout`; `Ok(true)` when Ctrl-C stopped it (the
+/// partial result is printed; the exit status is then 130, as for any
+/// interrupted command).
+pub fn run(ev: &NetEvaluator, a: RolloutArgs) -> Result<bool> {
     let input = parse_position(&a.position)?;
     let owner = match input.state.cube.owner {
         None => Owner::Centred,
@@ -253,5 +256,5 @@ pub fn run(ev: &NetEvaluator, a: RolloutArgs) -> Result<()> {
             }
         }
     }
-    Ok(())
+    Ok(stop.load(Ordering::Relaxed))
 }

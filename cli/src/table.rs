@@ -11,7 +11,7 @@ use sheshbesh_engine::formats::notation::parse_move;
 use sheshbesh_engine::play::seat::Level;
 use sheshbesh_engine::play::verifiable_dice::VerifiableDice;
 use sheshbesh_engine::search::ply::{rank_moves, MoveFilter};
-use sheshbesh_engine::{Candidate, MatchState, Position};
+use sheshbesh_engine::{Candidate, Dice, MatchState, Position};
 
 use crate::words::Lang;
 
@@ -129,12 +129,16 @@ impl<R: BufRead, W: Write> Console<R, W> {
     pub fn ask(&mut self, prompt: &str) -> Result<Option<String>> {
         write!(self.out, "{prompt} > ")?;
         self.out.flush()?;
-        let mut line = String::new();
-        if self.input.read_line(&mut line)? == 0 {
+        // A line that is not text, or too long, is no command: it reaches
+        // the caller as a word no prompt knows, and the game goes on.
+        let Some(line) = crate::input::read_line(&mut self.input)? else {
             writeln!(self.out)?;
             return Ok(None);
-        }
-        Ok(Some(line.trim().to_string()))
+        };
+        Ok(Some(match line.text() {
+            Ok(t) => t.trim().to_string(),
+            Err(e) => format!("({e})"),
+        }))
     }
 }
 
@@ -175,13 +179,18 @@ pub fn ask_move<R: BufRead, W: Write>(
     hint_ply: u32,
     draw: &dyn Fn(&Position, &str) -> String,
     (pos, state): (&Position, &MatchState),
-    dice: sheshbesh_engine::Dice,
+    dice: Dice,
     name: &str,
 ) -> Result<Asked> {
     let mut hints: Vec<Candidate> = Vec::new();
+    let mut pending: Option<String> = None;
     loop {
-        let Some(cmd) = c.ask(&format!("{name}: your move with {dice}"))? else {
-            return Ok(Asked::Eof);
+        let cmd = match pending.take() {
+            Some(cmd) => cmd,
+            None => match c.ask(&format!("{name}: your move with {dice}"))? {
+                Some(cmd) => cmd,
+                None => return Ok(Asked::Eof),
+            },
         };
         let chosen = if cmd == "hint" {
             hints = move_hint(ev, hint_ply, (pos, state), dice, c)?;
@@ -218,6 +227,13 @@ pub fn ask_move<R: BufRead, W: Write>(
         if matches!(ok.as_str(), "" | "y" | "yes" | "ok") {
             return Ok(Asked::Played(chosen));
         }
+        if looks_like_move(&ok) {
+            // Another play typed at the confirmation: it replaces this one,
+            // and is shown for confirmation in turn.
+            c.say(&format!("Taken back; now {ok}."))?;
+            pending = Some(ok);
+            continue;
+        }
         c.say("Taken back.")?;
     }
 }
@@ -230,7 +246,7 @@ fn move_hint<R: BufRead, W: Write>(
     ev: &NetEvaluator,
     ply: u32,
     (pos, state): (&Position, &MatchState),
-    dice: sheshbesh_engine::Dice,
+    dice: Dice,
     c: &mut Console<R, W>,
 ) -> Result<Vec<Candidate>> {
     let valuation = valuation(state, state.on_roll)?;
@@ -246,4 +262,27 @@ fn move_hint<R: BufRead, W: Write>(
         ))?;
     }
     Ok(shown.iter().map(|r| r.candidate).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_play_typed_at_the_confirmation_replaces_the_first() {
+        let ev = crate::nets::load(None).unwrap();
+        let input: &[u8] = b"8/5 6/5\n13/10 24/23\n\n";
+        let mut c = Console::new(input, Vec::new());
+        let draw = |_: &Position, status: &str| status.to_string();
+        let pos = Position::start();
+        let state = MatchState::default();
+        let dice = Dice::new(3, 1).unwrap();
+        let asked = ask_move(&mut c, &ev, 0, &draw, (&pos, &state), dice, "me").unwrap();
+        let Asked::Played(p) = asked else {
+            panic!("no play");
+        };
+        assert_eq!(p.mv.to_string(), "24/23 13/10");
+        let shown = String::from_utf8(c.out).unwrap();
+        assert!(shown.contains("Taken back; now 13/10 24/23."), "{shown}");
+    }
 }

@@ -980,3 +980,27 @@ fn a_chouette_file_verifies_and_annotates() {
     let (code, _, err) = sheshbesh(&["annotate", mat.to_str().unwrap(), "--ply", "0"]);
     assert_eq!(code, 0, "{err}");
 }
+
+#[test]
+fn an_interrupted_rollout_prints_its_partial_result_and_exits_130() {
+    let child = Command::new(env!("CARGO_BIN_EXE_sheshbesh"))
+        .args([
+            "rollout", "start", "--trials", "1000000", "--seed", "1", "--json",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let v = json_of(&String::from_utf8(out.stdout).unwrap());
+    assert_eq!(v["interrupted"], true);
+    let trials = v["trials"].as_u64().unwrap();
+    assert!(trials > 0 && trials < 1_000_000, "{trials}");
+}

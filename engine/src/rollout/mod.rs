@@ -529,6 +529,10 @@ fn summarize(trials: &[Trial], s: &RolloutSettings) -> RolloutResult {
 /// uneven length to keep busy until the batch ends.
 pub const BATCH: u32 = 144;
 
+/// The first batch: a quarter of [`BATCH`], so a progress bar moves within
+/// a second.
+const FIRST_BATCH: u32 = 36;
+
 /// Rolls out `pos` (player on roll, before rolling) with `ev`. `progress`
 /// sees the running result after each batch; `stop` ends the rollout
 /// early (the partial result is returned).
@@ -555,13 +559,29 @@ fn run_trials<E: Evaluator + ?Sized>(
     let mut trials: Vec<Trial> = Vec::with_capacity(s.trials as usize);
     let mut done = 0u32;
     while done < s.trials && !stop.load(Ordering::Relaxed) {
-        let hi = (done + BATCH).min(s.trials);
-        let batch: Vec<Trial> = (done..hi)
+        // A first short batch, so progress shows early; then batches that
+        // end on multiples of BATCH, as before.
+        let step = if done == 0 {
+            FIRST_BATCH
+        } else {
+            BATCH - done % BATCH
+        };
+        let hi = (done + step).min(s.trials);
+        // A stop is seen between trials: the trials after the first one
+        // skipped are dropped, so the result is always trials 0..n.
+        let batch: Vec<Option<Trial>> = (done..hi)
             .into_par_iter()
-            .map(|i| play_trial(ev, exact, pos, s, i, &perms))
+            .map(|i| {
+                (!stop.load(Ordering::Relaxed)).then(|| play_trial(ev, exact, pos, s, i, &perms))
+            })
             .collect();
-        trials.extend(batch);
-        done = hi;
+        let complete = batch.iter().take_while(|t| t.is_some()).count();
+        trials.extend(batch.into_iter().take(complete).flatten());
+        done += complete as u32;
+        if done < hi {
+            progress(&summarize(&trials, s));
+            break;
+        }
         let r = summarize(&trials, s);
         progress(&r);
         if s.target_se
