@@ -45,6 +45,27 @@ struct Game<'a> {
     games_started: u32,
 }
 
+/// `name` and `verb` (written for "he"/"she") agreeing: "You throw",
+/// "You are doubled", "Sheshbesh throws".
+fn says(name: &str, verb: &str) -> String {
+    // Only the default human name is a pronoun.
+    if name != "You" {
+        return format!("{name} {verb}");
+    }
+    let (first, rest) = verb.split_once(' ').unwrap_or((verb, ""));
+    let base = match first {
+        "is" => "are".to_string(),
+        "has" => "have".to_string(),
+        "passes" => "pass".to_string(),
+        w => w.strip_suffix('s').unwrap_or(w).to_string(),
+    };
+    if rest.is_empty() {
+        format!("{name} {base}")
+    } else {
+        format!("{name} {base} {rest}")
+    }
+}
+
 fn name_of(s: &Session, p: Player) -> &str {
     &s.names()[p.index()]
 }
@@ -120,8 +141,8 @@ impl Game<'_> {
         let kind = self.lang.win(r.kind);
         let pts = if r.points == 1 { "point" } else { "points" };
         c.say(&format!(
-            "{} wins a {kind} and {} {pts}.",
-            name_of(s, r.winner),
+            "{} a {kind} and {} {pts}.",
+            says(name_of(s, r.winner), "wins"),
             r.points
         ))?;
         let sc = s.state().score;
@@ -229,7 +250,10 @@ fn run_session<R: BufRead, W: Write>(g: &mut Game, c: &mut Console<R, W>) -> Res
         g.save()?;
         match g.session.awaiting() {
             Awaiting::MatchOver { winner } => {
-                c.say(&format!("{} wins the match.", name_of(&g.session, winner)))?;
+                c.say(&format!(
+                    "{}.",
+                    says(name_of(&g.session, winner), "wins the match")
+                ))?;
                 return Ok(true);
             }
             Awaiting::BetweenGames => {
@@ -242,9 +266,9 @@ fn run_session<R: BufRead, W: Write>(g: &mut Game, c: &mut Console<R, W>) -> Res
                 let s = &g.session;
                 for (a, b) in &o.throws {
                     c.say(&format!(
-                        "{} throws {a}, {} throws {b}.",
-                        s.names()[0],
-                        s.names()[1]
+                        "{} {a}, {} {b}.",
+                        says(&s.names()[0], "throws"),
+                        says(&s.names()[1], "throws")
                     ))?;
                 }
                 if o.cube.value() > 1 {
@@ -254,8 +278,8 @@ fn run_session<R: BufRead, W: Write>(g: &mut Game, c: &mut Console<R, W>) -> Res
                     ))?;
                 }
                 c.say(&format!(
-                    "{} starts with {}.",
-                    name_of(s, o.starter),
+                    "{} with {}.",
+                    says(name_of(s, o.starter), "starts"),
                     g.lang.roll(o.dice)
                 ))?;
             }
@@ -265,8 +289,8 @@ fn run_session<R: BufRead, W: Write>(g: &mut Game, c: &mut Console<R, W>) -> Res
                         Act::Resign(kind) => {
                             g.session.resign(player, kind)?;
                             c.say(&format!(
-                                "{} offers to resign a {}.",
-                                name_of(&g.session, player),
+                                "{} a {}.",
+                                says(name_of(&g.session, player), "offers to resign"),
                                 g.lang.win(kind)
                             ))?;
                         }
@@ -368,7 +392,7 @@ fn run_session<R: BufRead, W: Write>(g: &mut Game, c: &mut Console<R, W>) -> Res
                     answer(g, c, player, reply)?;
                     continue;
                 }
-                g.show(c, player, &format!("{name} is doubled"))?;
+                g.show(c, player, &says(&name, "is doubled"))?;
                 let opts = if may_beaver {
                     "take, drop or beaver"
                 } else {
@@ -417,11 +441,11 @@ fn run_session<R: BufRead, W: Write>(g: &mut Game, c: &mut Console<R, W>) -> Res
                     }
                 };
                 if accept {
-                    c.say(&format!("{name} accepts."))?;
+                    c.say(&format!("{}.", says(&name, "accepts")))?;
                     let r = g.session.accept()?;
                     g.announce_result(c, &r)?;
                 } else {
-                    c.say(&format!("{name} rejects; play goes on."))?;
+                    c.say(&format!("{}; play goes on.", says(&name, "rejects")))?;
                     g.session.reject()?;
                 }
             }
@@ -450,14 +474,14 @@ fn answer<R: BufRead, W: Write>(
     match reply {
         CubeReply::Take => {
             g.session.take()?;
-            c.say(&format!("{name} {}.", g.lang.take()))?;
+            c.say(&format!("{}.", says(&name, &g.lang.take())))?;
         }
         CubeReply::Beaver => {
             g.session.beaver()?;
-            c.say(&format!("{name} beavers."))?;
+            c.say(&format!("{}.", says(&name, "beavers")))?;
         }
         CubeReply::Drop => {
-            c.say(&format!("{name} {}.", g.lang.drop()))?;
+            c.say(&format!("{}.", says(&name, &g.lang.drop())))?;
             let r = g.session.drop_double()?;
             g.announce_result(c, &r)?;
         }
@@ -492,8 +516,8 @@ fn common<R: BufRead, W: Write>(
             };
             match g.session.resign(player, kind) {
                 Ok(()) => c.say(&format!(
-                    "{} offers to resign a {}.",
-                    name_of(&g.session, player),
+                    "{} a {}.",
+                    says(name_of(&g.session, player), "offers to resign"),
                     g.lang.win(kind)
                 ))?,
                 Err(e) => c.say(&e.to_string())?,
@@ -508,9 +532,8 @@ fn common<R: BufRead, W: Write>(
 fn double<R: BufRead, W: Write>(g: &mut Game, c: &mut Console<R, W>, player: Player) -> Result<()> {
     g.session.double()?;
     c.say(&format!(
-        "{} {} (cube to {}).",
-        name_of(&g.session, player),
-        g.lang.double(),
+        "{} (cube to {}).",
+        says(name_of(&g.session, player), &g.lang.double()),
         g.session.state().cube.value() * 2
     ))
 }
@@ -531,4 +554,18 @@ fn cube_hint<R: BufRead, W: Write>(g: &Game, c: &mut Console<R, W>) -> Result<()
         d.double_pass,
         100.0 * p.win()
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::says;
+
+    #[test]
+    fn you_and_the_verb_agree() {
+        assert_eq!(says("You", "throws"), "You throw");
+        assert_eq!(says("You", "is doubled"), "You are doubled");
+        assert_eq!(says("You", "offers to resign"), "You offer to resign");
+        assert_eq!(says("You", "passes"), "You pass");
+        assert_eq!(says("Sheshbesh", "throws"), "Sheshbesh throws");
+    }
 }
