@@ -68,6 +68,9 @@ enum Command {
         /// Draw the home board at bottom left instead of bottom right.
         #[arg(long)]
         home_left: bool,
+        /// Where the home board is drawn, as `play --home` takes it.
+        #[arg(long, value_enum, conflicts_with = "home_left")]
+        home: Option<table::Home>,
         #[command(flatten)]
         out: Output,
     },
@@ -234,8 +237,13 @@ fn main() -> ExitCode {
         Command::Show {
             position,
             home_left,
+            home,
             out,
-        } => commands::show(position.as_deref(), home_left, out),
+        } => commands::show(
+            position.as_deref(),
+            home_left || home == Some(table::Home::Left),
+            out,
+        ),
         Command::Moves {
             position,
             dice,
