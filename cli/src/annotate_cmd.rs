@@ -2,6 +2,7 @@
 //! mistakes, as text, JSON or an HTML report with board diagrams.
 
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -184,56 +185,179 @@ pub fn run(ev: &NetEvaluator, a: AnnotateArgs) -> Result<bool> {
     } else {
         ProgressBar::hidden()
     };
-    let outcomes: Vec<Outcome> = files
-        .par_iter()
-        .map(|path| {
-            // Each file on its own: even a defect that panics on one file
-            // becomes that file's error, and the others' results stand.
-            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                load(path)
-                    .and_then(|m| annotate::annotate(&m, ev, &settings).map_err(|e| e.to_string()))
-            }))
-            .unwrap_or_else(|panic| {
-                let why = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_default();
-                Err(format!(
-                    "internal error while annotating (please report): {why}"
-                ))
-            });
-            bar.inc(1);
-            Outcome {
-                path: path.clone(),
-                result,
-            }
-        })
-        .collect();
-    bar.finish_and_clear();
-
-    if let Some(html) = &a.html {
-        write_html(html, &outcomes, a.ply)?;
-    }
-    let several = outcomes.len() > 1;
-    if a.json {
-        let values: Vec<Value> = outcomes.iter().map(|o| json_of(o, a.ply)).collect();
-        let v = if several {
-            Value::Array(values)
-        } else {
-            values.into_iter().next().expect("one file")
-        };
-        println!("{v}");
-    } else if several {
-        print!("{}", table(&outcomes));
-    } else {
-        let o = &outcomes[0];
-        match &o.result {
-            Ok(ann) => print!("{}", text(&o.path, ann, a.ply, a.lang)),
-            Err(e) => bail!("{}: {e}", o.path.display()),
+    // Files are analysed in parallel and each is rendered (its JSON, its
+    // HTML page, its row or report) as soon as it is done, then dropped:
+    // only the files in flight, and finished ones waiting for their turn
+    // in the output's order, are held.
+    let several = files.len() > 1;
+    let html_single = a.html.as_ref().is_some_and(|h| !several && !h.is_dir());
+    if let Some(h) = &a.html {
+        if !html_single {
+            std::fs::create_dir_all(h).with_context(|| format!("creating {}", h.display()))?;
         }
     }
-    Ok(outcomes.iter().all(|o| o.result.is_ok()))
+    let render = |path: &PathBuf, result: std::result::Result<Annotation, String>| -> Rendered {
+        let outcome = Outcome {
+            path: path.clone(),
+            result,
+        };
+        let mut r = Rendered {
+            row: Row::of(&outcome),
+            json: a.json.then(|| json_text(&outcome, a.ply)),
+            text: None,
+            html_error: None,
+        };
+        if let Ok(ann) = &outcome.result {
+            if !a.json && !several {
+                r.text = Some(text(&outcome.path, ann, a.ply, a.lang));
+            }
+            if let Some(h) = &a.html {
+                let page = if html_single {
+                    h.clone()
+                } else {
+                    let stem = outcome
+                        .path
+                        .file_stem()
+                        .map(|s| s.to_string_lossy().into_owned())
+                        .unwrap_or_else(|| "match".into());
+                    h.join(format!("{stem}.html"))
+                };
+                if let Err(e) = write_atomic(&page, html(&outcome.path, ann, a.ply).as_bytes()) {
+                    r.html_error = Some(format!("writing {}: {e}", page.display()));
+                }
+            }
+        }
+        r
+    };
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, Rendered)>();
+    let mut rows = Vec::with_capacity(files.len());
+    let mut stdout = std::io::stdout().lock();
+    let mut single_text = None;
+    let mut html_errors = Vec::new();
+    std::thread::scope(|scope| -> Result<()> {
+        scope.spawn(|| {
+            files
+                .par_iter()
+                .enumerate()
+                .for_each_with(tx, |tx, (i, path)| {
+                    let result = annotate_isolated(path, ev, &settings);
+                    let _ = tx.send((i, render(path, result)));
+                    bar.inc(1);
+                });
+        });
+        let mut waiting = std::collections::BTreeMap::new();
+        let mut next = 0;
+        if a.json && several {
+            writeln!(stdout, "[")?;
+        }
+        for (i, r) in rx {
+            waiting.insert(i, r);
+            while let Some(r) = waiting.remove(&next) {
+                if let Some(j) = &r.json {
+                    let sep = if a.json && several && next + 1 < files.len() {
+                        ","
+                    } else {
+                        ""
+                    };
+                    writeln!(stdout, "{j}{sep}")?;
+                    stdout.flush()?;
+                }
+                if let Some(t) = r.text {
+                    single_text = Some(t);
+                }
+                html_errors.extend(r.html_error);
+                rows.push(r.row);
+                next += 1;
+            }
+        }
+        if a.json && several {
+            writeln!(stdout, "]")?;
+        }
+        Ok(())
+    })?;
+    bar.finish_and_clear();
+    if let Some(e) = html_errors.first() {
+        bail!("{e}");
+    }
+    if !a.json {
+        if several {
+            write!(stdout, "{}", table(&rows))?;
+        } else if let Some(t) = single_text {
+            write!(stdout, "{t}")?;
+        } else if let Row::Failed { path, error } = &rows[0] {
+            bail!("{}: {error}", path.display());
+        }
+    }
+    Ok(rows.iter().all(|r| matches!(r, Row::Ok { .. })))
+}
+
+/// A file annotated on its own: even a defect that panics on one file
+/// becomes that file's error, and the others' results stand.
+fn annotate_isolated(
+    path: &Path,
+    ev: &NetEvaluator,
+    settings: &Settings,
+) -> std::result::Result<Annotation, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        load(path).and_then(|m| annotate::annotate(&m, ev, settings).map_err(|e| e.to_string()))
+    }))
+    .unwrap_or_else(|panic| {
+        let why = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(format!(
+            "internal error while annotating (please report): {why}"
+        ))
+    })
+}
+
+/// What is kept of a file once it is annotated: its outputs, rendered.
+struct Rendered {
+    row: Row,
+    json: Option<String>,
+    text: Option<String>,
+    html_error: Option<String>,
+}
+
+/// A file's line in the table of several files.
+enum Row {
+    Ok {
+        path: PathBuf,
+        games: usize,
+        error_rate: [f32; 2],
+        names: [String; 2],
+        pr: [f32; 2],
+    },
+    Failed {
+        path: PathBuf,
+        error: String,
+    },
+}
+
+impl Row {
+    fn of(o: &Outcome) -> Row {
+        match &o.result {
+            Ok(ann) => Row::Ok {
+                path: o.path.clone(),
+                games: ann.games,
+                error_rate: [ann.players[0].error_rate(), ann.players[1].error_rate()],
+                names: [name_of(ann, 0), name_of(ann, 1)],
+                pr: [ann.players[0].pr(), ann.players[1].pr()],
+            },
+            Err(e) => Row::Failed {
+                path: o.path.clone(),
+                error: e.clone(),
+            },
+        }
+    }
+
+    fn path(&self) -> &Path {
+        match self {
+            Row::Ok { path, .. } | Row::Failed { path, .. } => path,
+        }
+    }
 }
 
 fn r3(x: f32) -> f64 {
@@ -268,11 +392,46 @@ fn kind_of_win(k: WinKind) -> &'static str {
     }
 }
 
-fn json_of(o: &Outcome, ply: u32) -> Value {
+/// One decision of `annotate --json`, fields in the order of the file's
+/// other objects (alphabetical, as JSON maps print).
+#[derive(serde::Serialize)]
+struct DecisionJson<'a> {
+    best: &'a str,
+    dice: Option<String>,
+    equity_loss: f64,
+    game: u32,
+    kind: &'static str,
+    line: usize,
+    luck: Option<f64>,
+    mark: &'static str,
+    match_id: String,
+    #[serde(rename = "move")]
+    move_number: u32,
+    played: &'a str,
+    player: &'a str,
+    position_id: String,
+}
+
+/// A file's `annotate --json` document.
+#[derive(serde::Serialize)]
+struct FileJson<'a> {
+    decisions: Vec<DecisionJson<'a>>,
+    file: String,
+    games: usize,
+    length: u32,
+    players: Vec<Value>,
+    ply: u32,
+    results: Vec<Value>,
+}
+
+/// A file's `annotate --json` document as text. The decisions, by far its
+/// largest part, are written from typed records rather than built as a
+/// JSON tree, which for a long match costs many times the text's size.
+fn json_text(o: &Outcome, ply: u32) -> String {
     let file = o.path.display().to_string();
     let ann = match &o.result {
         Ok(a) => a,
-        Err(e) => return json!({"file": file, "error": e}),
+        Err(e) => return json!({"file": file, "error": e}).to_string(),
     };
     let players: Vec<Value> = ann
         .players
@@ -295,25 +454,23 @@ fn json_of(o: &Outcome, ply: u32) -> Value {
             })
         })
         .collect();
-    let decisions: Vec<Value> = ann
+    let decisions: Vec<DecisionJson> = ann
         .decisions
         .iter()
-        .map(|d| {
-            json!({
-                "game": d.game,
-                "move": d.move_number,
-                "player": ann.players[d.player].name,
-                "kind": kind_word(d.kind),
-                "position_id": position_id::encode(&d.position),
-                "match_id": match_id::encode(&d.state),
-                "dice": d.dice.map(|x| x.to_string()),
-                "played": d.played,
-                "best": d.best,
-                "equity_loss": r3(d.equity_loss),
-                "mark": d.mark.word(),
-                "luck": d.luck.map(r3),
-                "line": d.line,
-            })
+        .map(|d| DecisionJson {
+            game: d.game,
+            move_number: d.move_number,
+            player: &ann.players[d.player].name,
+            kind: kind_word(d.kind),
+            position_id: position_id::encode(&d.position),
+            match_id: match_id::encode(&d.state),
+            dice: d.dice.map(|x| x.to_string()),
+            played: &d.played,
+            best: &d.best,
+            equity_loss: r3(d.equity_loss),
+            mark: d.mark.word(),
+            luck: d.luck.map(r3),
+            line: d.line,
         })
         .collect();
     let results: Vec<Value> = ann
@@ -330,15 +487,16 @@ fn json_of(o: &Outcome, ply: u32) -> Value {
             })
         })
         .collect();
-    json!({
-        "file": file,
-        "length": ann.length,
-        "games": ann.games,
-        "ply": ply,
-        "players": players,
-        "results": results,
-        "decisions": decisions,
+    serde_json::to_string(&FileJson {
+        decisions,
+        file,
+        games: ann.games,
+        length: ann.length,
+        players,
+        ply,
+        results,
     })
+    .expect("annotation serializes")
 }
 
 /// The match as text: every analysed decision, marked ones commented.
@@ -472,11 +630,11 @@ fn summary(ann: &Annotation) -> String {
 }
 
 /// The batch table: every file with its result or its error.
-fn table(outcomes: &[Outcome]) -> String {
+fn table(rows: &[Row]) -> String {
     let mut s = String::new();
-    let w = outcomes
+    let w = rows
         .iter()
-        .map(|o| o.path.display().to_string().len())
+        .map(|r| r.path().display().to_string().len())
         .max()
         .unwrap_or(4);
     let _ = writeln!(
@@ -484,37 +642,40 @@ fn table(outcomes: &[Outcome]) -> String {
         "{:<w$}  {:>5}  {:>9}  {:>9}  result",
         "file", "games", "err rate", "err rate"
     );
-    for o in outcomes {
-        let f = o.path.display().to_string();
-        match &o.result {
-            Ok(ann) => {
+    for r in rows {
+        let f = r.path().display().to_string();
+        match r {
+            Row::Ok {
+                games,
+                error_rate,
+                names,
+                pr,
+                ..
+            } => {
                 let _ = writeln!(
                     s,
-                    "{f:<w$}  {:>5}  {:>9.1}  {:>9.1}  ok: {} {:.1} PR, {} {:.1} PR",
-                    ann.games,
-                    ann.players[0].error_rate(),
-                    ann.players[1].error_rate(),
-                    name_of(ann, 0),
-                    ann.players[0].pr(),
-                    name_of(ann, 1),
-                    ann.players[1].pr()
+                    "{f:<w$}  {games:>5}  {:>9.1}  {:>9.1}  ok: {} {:.1} PR, {} {:.1} PR",
+                    error_rate[0], error_rate[1], names[0], pr[0], names[1], pr[1]
                 );
             }
-            Err(e) => {
+            Row::Failed { error, .. } => {
                 let _ = writeln!(
                     s,
-                    "{f:<w$}  {:>5}  {:>9}  {:>9}  FAILED: {e}",
+                    "{f:<w$}  {:>5}  {:>9}  {:>9}  FAILED: {error}",
                     "-", "-", "-"
                 );
             }
         }
     }
-    let failed = outcomes.iter().filter(|o| o.result.is_err()).count();
+    let failed = rows
+        .iter()
+        .filter(|r| matches!(r, Row::Failed { .. }))
+        .count();
     let _ = writeln!(
         s,
         "{} files: {} annotated, {failed} failed",
-        outcomes.len(),
-        outcomes.len() - failed
+        rows.len(),
+        rows.len() - failed
     );
     s
 }
@@ -651,28 +812,4 @@ td:first-child{{text-align:left}}.m{{margin:1.5em 0;padding:1em;border:1px solid
     }
     s.push_str("</body></html>\n");
     s
-}
-
-fn write_html(target: &Path, outcomes: &[Outcome], ply: u32) -> Result<()> {
-    let single = outcomes.len() == 1 && !target.is_dir();
-    if !single {
-        std::fs::create_dir_all(target)
-            .with_context(|| format!("creating {}", target.display()))?;
-    }
-    for o in outcomes {
-        let Ok(ann) = &o.result else { continue };
-        let path = if single {
-            target.to_path_buf()
-        } else {
-            let stem = o
-                .path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "match".into());
-            target.join(format!("{stem}.html"))
-        };
-        write_atomic(&path, html(&o.path, ann, ply).as_bytes())
-            .with_context(|| format!("writing {}", path.display()))?;
-    }
-    Ok(())
 }
