@@ -12,11 +12,12 @@ use serde_json::{json, Value};
 use sheshbesh_engine::analysis::annotate::{
     self, Annotation, Decision, Kind, Mark, Settings, Thresholds,
 };
+use sheshbesh_engine::cube::decision::mwc_of_emg;
 use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
 use sheshbesh_engine::formats::files::write_atomic;
 use sheshbesh_engine::formats::matfile::{self, MatchFile};
 use sheshbesh_engine::rules::scoring::WinKind;
-use sheshbesh_engine::{formats::match_id, formats::position_id, formats::sgf, Move};
+use sheshbesh_engine::{formats::match_id, formats::position_id, formats::sgf, Move, Player};
 
 use crate::svg;
 
@@ -398,6 +399,7 @@ fn kind_of_win(k: WinKind) -> &'static str {
 struct DecisionJson<'a> {
     best: &'a str,
     dice: Option<String>,
+    equity: f64,
     equity_loss: f64,
     game: u32,
     kind: &'static str,
@@ -407,6 +409,7 @@ struct DecisionJson<'a> {
     match_id: String,
     #[serde(rename = "move")]
     move_number: u32,
+    mwc: Option<f64>,
     played: &'a str,
     player: &'a str,
     position_id: String,
@@ -467,7 +470,12 @@ fn json_text(o: &Outcome, ply: u32) -> String {
             dice: d.dice.map(|x| x.to_string()),
             played: &d.played,
             best: &d.best,
+            equity: r3(d.equity),
             equity_loss: r3(d.equity_loss),
+            mwc: (!d.state.is_money())
+                .then(|| mwc_of_emg(d.equity, &d.state, Player::from_bit(d.player as u32)).ok())
+                .flatten()
+                .map(r3),
             mark: d.mark.word(),
             luck: d.luck.map(r3),
             line: d.line,

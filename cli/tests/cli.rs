@@ -535,11 +535,18 @@ fn annotate_json_has_the_promised_fields() {
         "played",
         "best",
         "equity_loss",
+        "equity",
+        "mwc",
         "mark",
     ] {
         assert!(!d[key].is_null(), "{key}");
     }
     assert_eq!(d["played"], "24/18 13/11");
+    // The mover's match-winning chance before each decision: a chance.
+    for d in decisions {
+        let w = d["mwc"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&w), "{w}");
+    }
 }
 
 #[test]

@@ -157,6 +157,10 @@ pub struct Decision {
     pub best: String,
     /// Equity lost against the best action (EMG, never negative).
     pub equity_loss: f32,
+    /// The mover's equity before the decision at the analysis ply (EMG
+    /// at a match score): the value of its best choice, so a graph of the
+    /// match can be drawn from the decisions.
+    pub equity: f32,
     /// The mark.
     pub mark: Mark,
     /// Checker plays: the best few plays (up to 5) and the one played.
@@ -634,7 +638,7 @@ fn annotate_game<E: Evaluator + ?Sized>(
                         (game.number, move_number + 1, p, e.line),
                         (pos, state),
                         ("Double", best),
-                        loss,
+                        (best_eq, loss),
                         &t,
                         three(&d, owner_of(state.cube, me) == Owner::Me),
                     ),
@@ -666,7 +670,7 @@ fn annotate_game<E: Evaluator + ?Sized>(
                             if took { "Take" } else { "Pass" },
                             if take_eq >= pass_eq { "Take" } else { "Pass" },
                         ),
-                        loss,
+                        (best_eq, loss),
                         &t,
                         three(&d, owner_of(dstate.cube, dstate.on_roll) == Owner::Me),
                     ),
@@ -714,7 +718,7 @@ fn annotate_game<E: Evaluator + ?Sized>(
                             (game.number, move_number, p, e.line),
                             (pos, state),
                             ("No double", best),
-                            loss,
+                            (best_eq, loss),
                             &t,
                             three(&d, owner_of(state.cube, me) == Owner::Me),
                         ),
@@ -735,11 +739,11 @@ fn annotate_game<E: Evaluator + ?Sized>(
                 if let Some((loss, alternatives, played_index)) =
                     run.checker(&pos, &state, me, *dice, &played)?
                 {
-                    let best = alternatives
+                    let top = alternatives
                         .iter()
-                        .max_by(|a, b| a.equity.total_cmp(&b.equity))
-                        .map(|a| a.play.clone())
-                        .unwrap_or_default();
+                        .max_by(|a, b| a.equity.total_cmp(&b.equity));
+                    let best = top.map(|a| a.play.clone()).unwrap_or_default();
+                    let equity = top.map_or(0.0, |a| a.equity);
                     run.push(
                         Decision {
                             game: game.number,
@@ -753,6 +757,7 @@ fn annotate_game<E: Evaluator + ?Sized>(
                             played: played.mv.to_string(),
                             best,
                             equity_loss: loss,
+                            equity,
                             mark: Mark::of(loss, &t),
                             alternatives,
                             played_index: Some(played_index),
@@ -785,7 +790,7 @@ fn cube_verdict(
     (game, move_number, player, line): (u32, u32, usize, usize),
     (position, state): (Position, MatchState),
     (played, best): (&str, &str),
-    loss: f32,
+    (equity, loss): (f32, f32),
     t: &Thresholds,
     cube: Decision3,
 ) -> Decision {
@@ -801,6 +806,7 @@ fn cube_verdict(
         played: played.into(),
         best: best.into(),
         equity_loss: loss,
+        equity,
         mark: Mark::of(loss, t),
         alternatives: Vec::new(),
         played_index: None,
