@@ -43,8 +43,8 @@ fn y_of(p: u8, k: u32) -> f32 {
     }
 }
 
-fn checker(svg: &mut String, x: f32, y: f32, mine: bool, label: Option<u8>) {
-    let (fill, stroke) = if mine {
+fn checker(svg: &mut String, x: f32, y: f32, light: bool, label: Option<u8>) {
+    let (fill, stroke) = if light {
         ("#f4efe4", "#333")
     } else {
         ("#2b2b2b", "#000")
@@ -54,7 +54,7 @@ fn checker(svg: &mut String, x: f32, y: f32, mine: bool, label: Option<u8>) {
         r##"<circle cx="{x:.1}" cy="{y:.1}" r="{CHECKER:.1}" fill="{fill}" stroke="{stroke}"/>"##
     );
     if let Some(n) = label {
-        let color = if mine { "#000" } else { "#fff" };
+        let color = if light { "#000" } else { "#fff" };
         let _ = write!(
             svg,
             r##"<text x="{x:.1}" y="{:.1}" font-size="11" text-anchor="middle" fill="{color}">{n}</text>"##,
@@ -63,10 +63,10 @@ fn checker(svg: &mut String, x: f32, y: f32, mine: bool, label: Option<u8>) {
     }
 }
 
-fn stack(svg: &mut String, p: u8, n: u8, mine: bool) {
+fn stack(svg: &mut String, p: u8, n: u8, light: bool) {
     for k in 0..u32::from(n.min(5)) {
         let label = (k == 4 && n > 5).then_some(n);
-        checker(svg, x_of(p), y_of(p, k), mine, label);
+        checker(svg, x_of(p), y_of(p, k), light, label);
     }
 }
 
@@ -92,7 +92,12 @@ fn arrows(svg: &mut String, pos: &Position, mv: Move, color: &str, id: &str) {
 
 /// The board before a decision, from the decider's side, with optional
 /// played (red) and best (green) plays as arrows.
-pub fn board(pos: &Position, played: Option<Move>, best: Option<Move>) -> String {
+pub fn board(
+    pos: &Position,
+    played: Option<Move>,
+    best: Option<Move>,
+    mover_light: bool,
+) -> String {
     let mut svg = String::new();
     let _ = write!(
         svg,
@@ -135,16 +140,16 @@ pub fn board(pos: &Position, played: Option<Move>, best: Option<Move>) -> String
         );
     }
     for p in 1..=24u8 {
-        stack(&mut svg, p, pos.me.at(p as usize), true);
+        stack(&mut svg, p, pos.me.at(p as usize), mover_light);
         // The opponent's point q is the decider's 25 - q.
-        stack(&mut svg, p, pos.opp.at(25 - p as usize), false);
+        stack(&mut svg, p, pos.opp.at(25 - p as usize), !mover_light);
     }
     for k in 0..pos.me.at(BAR) {
         checker(
             &mut svg,
             x_of(25),
             H / 2.0 + 30.0 + 6.0 * f32::from(k),
-            true,
+            mover_light,
             None,
         );
     }
@@ -153,7 +158,7 @@ pub fn board(pos: &Position, played: Option<Move>, best: Option<Move>) -> String
             &mut svg,
             x_of(25),
             H / 2.0 - 30.0 - 6.0 * f32::from(k),
-            false,
+            !mover_light,
             None,
         );
     }
@@ -183,7 +188,7 @@ mod tests {
 
     #[test]
     fn the_opening_board_has_thirty_checkers_and_is_well_formed() {
-        let svg = board(&Position::start(), None, None);
+        let svg = board(&Position::start(), None, None, true);
         assert_eq!(svg.matches("<circle").count(), 30);
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
         assert_eq!(svg.matches("<polygon").count(), 24);

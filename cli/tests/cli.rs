@@ -574,6 +574,16 @@ fn annotate_batch_reports_every_file_and_writes_html() {
     assert!(out.contains("2 files: 1 annotated, 1 failed"));
     let page = std::fs::read_to_string(html.join("a.html")).unwrap();
     assert!(page.starts_with("<!DOCTYPE html>") && page.contains("alice"));
+    // The report players expect: results, the match's graph, every
+    // decision game by game.
+    for part in [
+        "<h2>Games</h2>",
+        "id=\"graph\"",
+        "<h2>Decisions</h2>",
+        "<polyline",
+    ] {
+        assert!(page.contains(part), "{part}");
+    }
     assert!(!html.join("b.html").exists());
 }
 
