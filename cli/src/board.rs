@@ -56,14 +56,42 @@ pub struct Labels {
 
 /// Draws the board with pip counts, cube and score.
 pub fn draw(pos: &Position, state: &MatchState, home_left: bool) -> String {
-    let status = match state.dice {
-        Some(d) => format!("X rolled {d}"),
-        None => "X on roll".to_string(),
+    // As gnubg draws it: X is player 1, at the bottom, and O player 0,
+    // whoever is on roll; the status says who acts and what waits.
+    let mark = |p: Player| if p == Player::One { "X" } else { "O" };
+    let roller = mark(state.on_roll);
+    let status = if state.doubled {
+        format!(
+            "{roller} doubles (cube to {}): {} to take or drop",
+            2 * state.cube.value(),
+            mark(state.turn)
+        )
+    } else if state.resignation > 0 {
+        let kind = match state.resignation {
+            1 => "single game",
+            2 => "gammon",
+            _ => "backgammon",
+        };
+        format!(
+            "{} offers to resign a {kind}: {} to accept or reject",
+            mark(state.turn.other()),
+            mark(state.turn)
+        )
+    } else {
+        match state.dice {
+            Some(d) => format!("{roller} rolled {d}"),
+            None => format!("{roller} on roll"),
+        }
+    };
+    let seen = if state.on_roll == Player::One {
+        *pos
+    } else {
+        pos.swapped()
     };
     draw_labelled(
-        pos,
+        &seen,
         state,
-        state.on_roll,
+        Player::One,
         home_left,
         &Labels {
             x: "X".into(),

@@ -1021,3 +1021,22 @@ fn an_interrupted_rollout_prints_its_partial_result_and_exits_130() {
     let trials = v["trials"].as_u64().unwrap();
     assert!(trials > 0 && trials < 1_000_000, "{trials}");
 }
+
+#[test]
+fn show_keeps_each_players_colour_and_says_what_waits() {
+    // O (player 0) redoubles: the board is drawn with X at the bottom as
+    // gnubg draws it, and the status says who must answer.
+    let xgid = "XGID=-b----E-C---eE---c-e----B-:1:-1:-1:D:3:5:0:9:10";
+    let (code, out, err) = sheshbesh(&["show", xgid]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("O doubles (cube to 4): X to take or drop"),
+        "{out}"
+    );
+    // A resignation offered by player 0, player 1 to answer.
+    let (code, out, _) = sheshbesh(&["show", "2+4OAADb3Q0AAA:MEngABAACAAE"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("offers to resign a gammon"), "{out}");
+    // The IDs are the position's own, whoever is on roll.
+    assert!(out.contains("Position ID: 2+4OAADb3Q0AAA"), "{out}");
+}
