@@ -514,6 +514,23 @@ impl Session {
             self.cube_turned,
             &self.rules,
         );
+        // A resignation after rolling: the roll was thrown, so the record
+        // shows it (an empty play, as gnubg writes a roll then a
+        // resignation); without it a game resigned at its opening roll
+        // reads as unplayed and the dice stream no longer lines up.
+        if let Some(Awaiting::Move {
+            player: mover,
+            dice,
+        }) = self.before_resignation
+        {
+            self.push(
+                mover,
+                Action::Roll {
+                    dice,
+                    text: String::new(),
+                },
+            );
+        }
         self.state.game_state = GameState::Resigned;
         Ok(self.finish(result))
     }
@@ -662,6 +679,29 @@ mod tests {
         let back = matfile::parse(&text).unwrap();
         assert_eq!(back.games.len(), 1);
         matfile::replay(&back.games[0]).unwrap();
+    }
+
+    #[test]
+    fn a_resignation_after_rolling_records_the_roll() {
+        // The starter resigns its opening roll: the record shows the roll,
+        // so the game reads as played and the dice stream lines up.
+        let mut s = scripted(Rules::default(), 3, &[(5, 4)]);
+        let o = s.start_game().unwrap();
+        s.resign(o.starter, WinKind::Single).unwrap();
+        s.accept().unwrap();
+        let entries = &s.record().games[0].entries;
+        assert!(matches!(
+            &entries[0].action,
+            Action::Roll { dice, text } if *dice == o.dice && text.is_empty()
+        ));
+        assert_eq!(entries[0].player, o.starter.index());
+        assert!(matches!(entries[1].action, Action::Wins(1)));
+        // Refused, the roll is recorded with its play as usual.
+        let mut s = scripted(Rules::default(), 3, &[(5, 4)]);
+        let o = s.start_game().unwrap();
+        s.resign(o.starter, WinKind::Single).unwrap();
+        s.reject().unwrap();
+        assert!(s.record().games[0].entries.is_empty());
     }
 
     #[test]
