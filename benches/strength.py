@@ -10,6 +10,8 @@ Opponents:
   pubeval        Tesauro's pubeval (gnubg-nn's copy)
   gnubg0         GNU Backgammon's 0-ply evaluation (gnubg-nn)
   gnubgN         gnubg at N ply (slow)
+  sage1          Open Sage at its 1-ply (= gnubg's 0-ply), cubeless
+                 (pip install bgsage); sageN its N-ply
   self:PLY[:W]   Sheshbesh itself at PLY with weights W (default: shipped)
 
 Diagnosis: --gnubg-plays CLASS lets gnubg 0-ply choose our plays in one
@@ -78,6 +80,50 @@ class Gnubg:
         pass
 
 
+class Sage:
+    """Open Sage (`pip install bgsage`) at its 1-ply (gnubg's 0-ply), its
+    cubeless choice: the play its production nets value highest. Its board
+    is 26 integers from the mover's side: points 1-24 with the mover's
+    checkers positive and the opponent's negative, 25 the mover's bar and 0
+    the opponent's bar (a positive count)."""
+
+    def __init__(self, level):
+        import bgsage
+        self.analyzer = bgsage.create_analyzer(level=level, cubeful=False)
+
+    @staticmethod
+    def to_sage(board):
+        opp, me = board
+        b = [0] * 26
+        for i in range(24):
+            b[i + 1] += me[i]
+            b[24 - i] -= opp[i]
+        b[25] = me[24]
+        b[0] = opp[24]
+        return b
+
+    @staticmethod
+    def from_sage(b):
+        me, opp = [0] * 25, [0] * 25
+        for i in range(1, 25):
+            if b[i] > 0:
+                me[i - 1] = b[i]
+            elif b[i] < 0:
+                opp[24 - i] = -b[i]
+        me[24], opp[24] = b[25], b[0]
+        return me, opp
+
+    def play(self, board, d1, d2):
+        r = self.analyzer.checker_play(self.to_sage(board), d1, d2)
+        if not r.moves:
+            return [list(board[1]), list(board[0])]
+        me, opp = self.from_sage(r.moves[0].board)
+        return [me, opp]
+
+    def close(self):
+        pass
+
+
 class Pubeval:
     def play(self, board, d1, d2):
         best = g.pub_best_move(board, d1, d2)
@@ -102,6 +148,9 @@ def make(spec, weights):
         return Pubeval()
     if spec.startswith("gnubg"):
         return Gnubg(int(spec[5:] or 0))
+    if spec.startswith("sage"):
+        # sage1 is Open Sage's 1-ply (gnubg's 0-ply), sage2 its 2-ply.
+        return Sage(f"{int(spec[4:] or 1)}ply")
     if spec.startswith("self:"):
         parts = spec.split(":", 2)
         return Sheshbesh(int(parts[1]), parts[2] if len(parts) > 2 else None)
