@@ -152,12 +152,6 @@ fn load(path: &Path) -> std::result::Result<MatchFile, String> {
     parsed.map_err(|e| format!("line {}: {}", e.line, e.reason))
 }
 
-/// One input's outcome.
-struct Outcome {
-    path: PathBuf,
-    result: std::result::Result<Annotation, String>,
-}
-
 /// `sheshbesh annotate`.
 pub fn run(ev: &NetEvaluator, a: AnnotateArgs) -> Result<bool> {
     if a.ply > 4 {
@@ -198,32 +192,27 @@ pub fn run(ev: &NetEvaluator, a: AnnotateArgs) -> Result<bool> {
         }
     }
     let render = |path: &PathBuf, result: std::result::Result<Annotation, String>| -> Rendered {
-        let outcome = Outcome {
-            path: path.clone(),
-            result,
-        };
         let mut r = Rendered {
-            row: Row::of(&outcome),
-            json: a.json.then(|| json_text(&outcome, a.ply)),
+            row: Row::of(path, &result),
+            json: a.json.then(|| json_text(path, &result, a.ply)),
             text: None,
             html_error: None,
         };
-        if let Ok(ann) = &outcome.result {
+        if let Ok(ann) = &result {
             if !a.json && !several {
-                r.text = Some(text(&outcome.path, ann, a.ply, a.lang));
+                r.text = Some(text(path, ann, a.ply, a.lang));
             }
             if let Some(h) = &a.html {
                 let page = if html_single {
                     h.clone()
                 } else {
-                    let stem = outcome
-                        .path
+                    let stem = path
                         .file_stem()
                         .map(|s| s.to_string_lossy().into_owned())
                         .unwrap_or_else(|| "match".into());
                     h.join(format!("{stem}.html"))
                 };
-                if let Err(e) = write_atomic(&page, html(&outcome.path, ann, a.ply).as_bytes()) {
+                if let Err(e) = write_atomic(&page, html(path, ann, a.ply).as_bytes()) {
                     r.html_error = Some(format!("writing {}: {e}", page.display()));
                 }
             }
@@ -255,7 +244,7 @@ pub fn run(ev: &NetEvaluator, a: AnnotateArgs) -> Result<bool> {
             waiting.insert(i, r);
             while let Some(r) = waiting.remove(&next) {
                 if let Some(j) = &r.json {
-                    let sep = if a.json && several && next + 1 < files.len() {
+                    let sep = if several && next + 1 < files.len() {
                         ","
                     } else {
                         ""
@@ -338,17 +327,17 @@ enum Row {
 }
 
 impl Row {
-    fn of(o: &Outcome) -> Row {
-        match &o.result {
+    fn of(path: &Path, result: &std::result::Result<Annotation, String>) -> Row {
+        match result {
             Ok(ann) => Row::Ok {
-                path: o.path.clone(),
+                path: path.to_path_buf(),
                 games: ann.games,
                 error_rate: [ann.players[0].error_rate(), ann.players[1].error_rate()],
                 names: [name_of(ann, 0), name_of(ann, 1)],
                 pr: [ann.players[0].pr(), ann.players[1].pr()],
             },
             Err(e) => Row::Failed {
-                path: o.path.clone(),
+                path: path.to_path_buf(),
                 error: e.clone(),
             },
         }
@@ -430,9 +419,9 @@ struct FileJson<'a> {
 /// A file's `annotate --json` document as text. The decisions, by far its
 /// largest part, are written from typed records rather than built as a
 /// JSON tree, which for a long match costs many times the text's size.
-fn json_text(o: &Outcome, ply: u32) -> String {
-    let file = o.path.display().to_string();
-    let ann = match &o.result {
+fn json_text(path: &Path, result: &std::result::Result<Annotation, String>, ply: u32) -> String {
+    let file = path.display().to_string();
+    let ann = match result {
         Ok(a) => a,
         Err(e) => return json!({"file": file, "error": e}).to_string(),
     };

@@ -12,11 +12,9 @@
 use std::path::Path;
 
 use crate::adam::BatchFit;
-use crate::labels::{best_plays_of_a_roll, FitPass, LabelLines, HELD_OUT};
+use crate::labels::{best_plays_of_a_roll, held_out_split, FitPass, LabelLines};
 use anyhow::{Context, Result};
 use rand::seq::SliceRandom;
-use rand::SeedableRng;
-use rand_xoshiro::Xoshiro256PlusPlus;
 use sheshbesh_engine::evaluation::evaluator::{final_result, Evaluator, NetEvaluator, Phase};
 use sheshbesh_engine::evaluation::inputs::SparseInputs;
 use sheshbesh_engine::evaluation::net::Activations;
@@ -159,7 +157,7 @@ fn net_choice(
 }
 
 /// Fits the nets so that their 0-ply choices follow the search's values.
-/// A [`HELD_OUT`] share is never fitted; returns the
+/// A [`crate::labels::HELD_OUT`] share is never fitted; returns the
 /// search's mean regret of the nets' choices before the fit (pass 0) and
 /// after each pass.
 pub fn fit(
@@ -168,11 +166,7 @@ pub fn fit(
     cfg: &DecisionFit,
     seed: u64,
 ) -> Vec<FitPass> {
-    let mut order: Vec<usize> = (0..decisions.len()).collect();
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    order.shuffle(&mut rng);
-    let held = (decisions.len() as f64 * HELD_OUT) as usize;
-    let (held, mut order) = (order[..held].to_vec(), order[held..].to_vec());
+    let (mut rng, held, mut order) = held_out_split(decisions.len(), seed);
     let mut act = ev.contact.activations();
     let mut nets = BatchFit::default();
     let (mut xs, mut outs, mut eq) = (Vec::new(), Vec::new(), Vec::new());

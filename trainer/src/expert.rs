@@ -13,11 +13,9 @@ use std::path::Path;
 use crate::adam::BatchFit;
 use crate::backprop;
 use crate::decisions::{self, DecisionLabel};
-use crate::labels::{self, label_in_pieces, sample, Example, FitPass, Shard, HELD_OUT};
+use crate::labels::{self, held_out_split, label_in_pieces, sample, Example, FitPass, Shard};
 use anyhow::Result;
 use rand::seq::SliceRandom;
-use rand::SeedableRng;
-use rand_xoshiro::Xoshiro256PlusPlus;
 use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
 use sheshbesh_engine::evaluation::inputs::SparseInputs;
 use sheshbesh_engine::search::ply::MoveFilter;
@@ -76,7 +74,7 @@ pub struct ExpertConfig {
 /// Fits the nets to labelled examples: `epochs` passes at a learning rate
 /// falling geometrically from `alpha` to `alpha_end`, by plain descent one
 /// position at a time (`batch` 0) or by [`crate::adam::Adam`] on batches of `batch`
-/// positions. A [`HELD_OUT`] share of the examples is never fitted.
+/// positions. A [`crate::labels::HELD_OUT`] share of the examples is never fitted.
 pub fn fit(
     ev: &mut NetEvaluator,
     examples: &[Example],
@@ -85,11 +83,7 @@ pub fn fit(
     batch: usize,
     seed: u64,
 ) -> Vec<FitPass> {
-    let mut order: Vec<usize> = (0..examples.len()).collect();
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    order.shuffle(&mut rng);
-    let held = (examples.len() as f64 * HELD_OUT) as usize;
-    let (held, mut order) = (order[..held].to_vec(), order[held..].to_vec());
+    let (mut rng, held, mut order) = held_out_split(examples.len(), seed);
     let mut act = ev.contact.activations();
     let mut x = SparseInputs::default();
     let mut nets = BatchFit::default();

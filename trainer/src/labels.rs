@@ -142,6 +142,18 @@ pub struct FitPass {
 /// Share of the labelled positions a fit holds out to measure itself by.
 pub const HELD_OUT: f64 = 0.05;
 
+/// A fit's split of `n` labels: the generator of its shuffles (seeded by
+/// `seed`), the [`HELD_OUT`] share never fitted, and the rest, both drawn
+/// from one shuffle.
+pub(crate) fn held_out_split(n: usize, seed: u64) -> (Xoshiro256PlusPlus, Vec<usize>, Vec<usize>) {
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    order.shuffle(&mut rng);
+    let held = (n as f64 * HELD_OUT) as usize;
+    let fitted = order.split_off(held);
+    (rng, order, fitted)
+}
+
 /// Positions labelled per piece by [`label_in_pieces`].
 pub const LABEL_PIECE: usize = 2048;
 

@@ -10,7 +10,7 @@
 //! decisions use [`cube_decision`]: Janowski's cubeful money equities
 //! searched `ply` deep, or the live-cube match model on Kazaross-XG2.
 
-use crate::cube::decision::{cube_decision, emg, owner_of, valuation};
+use crate::cube::decision::{cube_decision, owner_of, valuation};
 use crate::cube::met::MetError;
 use crate::cube::money::{self, Owner};
 use crate::evaluation::evaluator::{candidate_values, Evaluator};
@@ -319,6 +319,8 @@ fn roll_values<E: Evaluator + ?Sized>(
     me: Player,
     list: &mut MoveList,
 ) -> Result<(f32, [f32; 21]), MetError> {
+    // The score's outcome table once, not per play.
+    let valuation = valuation(state, me)?;
     let mut values = Vec::new();
     let mut each = [0.0f32; 21];
     let mut mean = 0.0;
@@ -327,7 +329,7 @@ fn roll_values<E: Evaluator + ?Sized>(
         candidate_values(ev, list.as_slice(), &mut values);
         let mut best = f32::NEG_INFINITY;
         for v in &values {
-            best = best.max(emg(v, state, me)?);
+            best = best.max(valuation.value(v, true));
         }
         each[k] = best;
         mean += best * if dice.is_double() { 1.0 } else { 2.0 } / 36.0;

@@ -142,10 +142,8 @@ impl<'a, E: Evaluator + ?Sized> Ply<'a, E> {
         root: bool,
     ) -> Vec<(usize, Probs, u32)> {
         let mut found: Vec<(usize, Probs, u32)> = Vec::new();
-        let scores = |values: &mut dyn Iterator<Item = &Probs>| -> Vec<f32> {
-            values.map(|v| self.valuation.value(v, root)).collect()
-        };
-        let mut keep = shortlist_scores(&scores(&mut values0.iter()), first);
+        let score = |v: &Probs| self.valuation.value(v, root);
+        let mut keep = shortlist_scores(&values0.iter().map(score).collect::<Vec<_>>(), first);
         for d in 1..=depth {
             let eval = |&i: &usize| (i, self.after_for(&candidates[i].position, d, root), d);
             let stage: Vec<(usize, Probs, u32)> = if parallel {
@@ -158,7 +156,7 @@ impl<'a, E: Evaluator + ?Sized> Ply<'a, E> {
                 found.push(*st);
             }
             if d < depth {
-                let vals = scores(&mut stage.iter().map(|x| &x.1));
+                let vals: Vec<f32> = stage.iter().map(|x| score(&x.1)).collect();
                 keep = shortlist_scores(&vals, MoveFilter::TREE)
                     .into_iter()
                     .map(|k| stage[k].0)
