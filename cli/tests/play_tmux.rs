@@ -15,7 +15,7 @@ fn require_tmux() {
     let ok = Command::new("tmux").arg("-V").output().is_ok();
     assert!(
         ok,
-        "tmux is not installed: `bash .ci/test` installs it (apt-get install tmux)"
+        "tmux is not installed: `bash .ci/deps` installs it (apt-get install tmux)"
     );
 }
 

@@ -181,7 +181,7 @@ fn gnubg() -> String {
             return p.to_string();
         }
     }
-    panic!("gnubg is not installed: `bash .ci/test` installs it (apt-get install gnubg)");
+    panic!("gnubg is not installed: `bash .ci/deps` installs it (apt-get install gnubg)");
 }
 
 /// Runs `gnubg -t` on a command script and returns what it printed.
