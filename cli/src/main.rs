@@ -132,9 +132,16 @@ enum Command {
         /// Position ID, PositionID:MatchID, XGID or "start".
         #[arg(allow_hyphen_values = true)]
         position: Option<String>,
-        /// Search depth of the probabilities.
+        /// Search depth of the probabilities (with --rollout: of the
+        /// checker play inside the trials, 0 to 2).
         #[arg(long, default_value_t = 0)]
         ply: u32,
+        /// Roll the decision out: no double against double/take on the
+        /// same dice, a live cube in every trial, money or match play.
+        #[arg(long)]
+        rollout: bool,
+        #[command(flatten)]
+        rollout_options: rollout_cmd::RolloutOptions,
         /// Weights file instead of the shipped weights.
         #[arg(long)]
         weights: Option<std::path::PathBuf>,
@@ -265,10 +272,26 @@ fn main() -> ExitCode {
         Command::Cube {
             position,
             ply,
+            rollout: false,
             weights,
             out,
+            ..
         } => nets::load(weights.as_deref())
             .and_then(|ev| position_cmd::cube_cmd(&ev, position.as_deref(), ply, out)),
+        Command::Cube {
+            position,
+            ply,
+            rollout: true,
+            rollout_options,
+            weights,
+            out,
+        } => match nets::load(weights.as_deref())
+            .and_then(|ev| rollout_cmd::cube(&ev, position.as_deref(), ply, &rollout_options, out))
+        {
+            Ok(false) => Ok(()),
+            Ok(true) => return ExitCode::from(130),
+            Err(e) => Err(e),
+        },
         Command::Met(args) => met_cmd::run(args),
         Command::Annotate(args) => {
             match nets::load(args.weights.as_deref()).and_then(|ev| annotate_cmd::run(&ev, args)) {

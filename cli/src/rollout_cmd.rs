@@ -8,16 +8,20 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
-use sheshbesh_engine::cube::decision::valuation;
+use sheshbesh_engine::cube::decision::{owner_of, score_of, valuation};
+use sheshbesh_engine::cube::met::Met;
 use sheshbesh_engine::cube::money::{MoneyCube, Owner};
 use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
 use sheshbesh_engine::formats::position_id;
 use sheshbesh_engine::rollout::{
-    rollout, rollout_moves, RolloutLevel, RolloutResult, RolloutSettings,
+    rollout, rollout_cube, rollout_moves, CubeRollout, Estimate, MatchStakes, RolloutLevel,
+    RolloutResult, RolloutSettings, Stakes,
 };
 use sheshbesh_engine::search::ply::{rank_moves, MoveFilter};
 
-use crate::input::{dice_for, parse_position};
+use crate::commands::{self, input_of};
+use crate::input::{dice_for, parse_position, Input};
+use crate::Output;
 
 /// Options of `sheshbesh rollout`.
 #[derive(Args, Debug)]
@@ -28,37 +32,15 @@ pub struct RolloutArgs {
     /// With DICE, roll out the best --moves plays of this roll against each
     /// other (common dice, clearly worse plays dropped early).
     pub dice: Option<String>,
-    /// Trials (at most; see --target-se).
-    #[arg(long, default_value_t = 1296)]
-    pub trials: u32,
     /// Checker-play depth inside the trials.
     #[arg(long, default_value_t = 0)]
     pub ply: u32,
-    /// Stop each trial after this many plies and use the evaluation.
-    #[arg(long)]
-    pub truncate: Option<u32>,
-    /// Play with the money cube and report the cubeful equity.
+    /// Play with the cube (money, or the match at a match score) and report
+    /// the cubeful equity (EMG and MWC at a match score).
     #[arg(long)]
     pub cubeful: bool,
-    /// Seed of the dice (the result is the same for any --threads).
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// A named level instead of --trials/--ply/--truncate: roller, roller+,
-    /// roller++ (truncated, variance-reduced mini-rollouts) or full.
-    #[arg(long)]
-    pub level: Option<String>,
-    /// Stop when the equity's standard error falls below this.
-    #[arg(long)]
-    pub target_se: Option<f32>,
-    /// Turn off luck adjustment (variance reduction).
-    #[arg(long)]
-    pub no_luck: bool,
-    /// Turn off quasi-random (stratified) first rolls.
-    #[arg(long)]
-    pub no_quasi: bool,
+    #[command(flatten)]
+    pub options: RolloutOptions,
     /// Plays compared when DICE is given.
     #[arg(long, default_value_t = 4)]
     pub moves: usize,
@@ -73,29 +55,163 @@ pub struct RolloutArgs {
     pub quiet: bool,
 }
 
-fn result_json(r: &RolloutResult) -> Value {
-    let round = |x: f32| (f64::from(x) * 1e6).round() / 1e6;
+/// The rollout options `rollout` and `cube --rollout` share.
+#[derive(Args, Debug, Clone)]
+pub struct RolloutOptions {
+    /// Trials (at most; see --target-se).
+    #[arg(long, default_value_t = 1296)]
+    pub trials: u32,
+    /// Stop each trial after this many plies and use the evaluation.
+    #[arg(long)]
+    pub truncate: Option<u32>,
+    /// Seed of the dice (the result is the same for any --threads).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// A named level instead of --trials/--ply/--truncate: roller, roller+,
+    /// roller++ (truncated, variance-reduced mini-rollouts) or full.
+    #[arg(long)]
+    pub level: Option<String>,
+    /// Stop when the reported equity's standard error falls below this.
+    #[arg(long)]
+    pub target_se: Option<f32>,
+    /// Turn off luck adjustment (variance reduction).
+    #[arg(long)]
+    pub no_luck: bool,
+    /// Turn off quasi-random (stratified) first rolls.
+    #[arg(long)]
+    pub no_quasi: bool,
+}
+
+/// The stakes of `input`: money with its cube rules, or the match at its
+/// score and cube, priced by Kazaross-XG2.
+pub fn stakes_of(input: &Input) -> Result<Stakes> {
+    let state = &input.state;
+    let owner = owner_of(state.cube, state.on_roll);
+    if state.is_money() {
+        return Ok(Stakes::Money(MoneyCube {
+            owner,
+            jacoby: state.jacoby,
+            beavers: state.beavers,
+        }));
+    }
+    let cube = u32::try_from(state.cube.value()).unwrap_or(u32::MAX);
+    let met = Arc::new(Met::kazaross_xg2().clone());
+    Ok(Stakes::Match(MatchStakes::new(
+        met,
+        score_of(state, state.on_roll),
+        cube,
+        owner,
+    )?))
+}
+
+impl RolloutOptions {
+    /// The settings for `input` with checker play at `ply`.
+    pub fn settings(&self, input: &Input, ply: u32, cubeful: bool) -> Result<RolloutSettings> {
+        let mut s = RolloutSettings {
+            trials: self.trials,
+            ply,
+            truncate: self.truncate,
+            cubeful,
+            luck: !self.no_luck,
+            quasi: !self.no_quasi,
+            seed: self.seed,
+            target_se: self.target_se,
+            stakes: stakes_of(input)?,
+        };
+        if let Some(name) = &self.level {
+            let Some(level) = RolloutLevel::parse(name) else {
+                bail!("bad level \"{name}\": give roller, roller+, roller++ or full");
+            };
+            s = level.settings(s);
+        }
+        if s.trials == 0 {
+            bail!("bad trials \"0\": give at least 1");
+        }
+        if s.ply > 2 {
+            bail!("bad ply \"{}\": rollouts play at 0 to 2 ply", s.ply);
+        }
+        Ok(s)
+    }
+
+    /// The thread pool of `--threads`.
+    pub fn pool(&self) -> Result<rayon::ThreadPool> {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(self.threads.unwrap_or(0))
+            .build()
+            .context("starting worker threads")
+    }
+}
+
+/// A flag Ctrl-C sets, so a rollout stops between trials and its partial
+/// result is still printed.
+pub fn interrupt_flag() -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    // A second Ctrl-C while the first is honoured is ignored; the handler
+    // can be set once per process.
+    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    stop
+}
+
+/// A progress bar of `trials` on a terminal (hidden otherwise).
+pub fn progress_bar(trials: u32, show: bool) -> ProgressBar {
+    let show = show && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let bar = if show {
+        ProgressBar::new(u64::from(trials))
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} trials  {per_sec}  {msg}")
+            .expect("template"),
+    );
+    bar
+}
+
+/// Rounds to six decimals for JSON.
+pub fn round(x: f32) -> f64 {
+    (f64::from(x) * 1e6).round() / 1e6
+}
+
+/// `{"x": mean}` and `{"se": {"x": se}}`, `{"ci95": {"x": [lo, hi]}}`.
+fn put(v: &mut Value, name: &str, e: Estimate) {
+    v[name] = json!(round(e.mean));
+    v["se"][name] = json!(round(e.se));
+    v["ci95"][name] = json!([round(e.mean - e.ci95()), round(e.mean + e.ci95())]);
+}
+
+/// A rollout's JSON: probabilities, cubeless equity, at a match score
+/// cubeless `emg` and `mwc`, and when cubeful `cubeful_equity` (EMG at a
+/// match score) and `cubeful_mwc`, each with `se` and `ci95`.
+pub fn result_json(r: &RolloutResult) -> Value {
     let mut v = json!({
         "probs": r.probs.0.map(round),
-        "equity": round(r.equity),
-        "se": {
-            "probs": r.probs_se.map(round),
-            "equity": round(r.equity_se),
-        },
-        "ci95": { "equity": [round(r.equity - r.equity_ci95()), round(r.equity + r.equity_ci95())] },
+        "se": { "probs": r.probs_se.map(round) },
+        "ci95": {},
         "trials": r.trials,
         "seed": r.seed,
     });
-    if let (Some(c), Some(se)) = (r.cubeful, r.cubeful_se) {
-        v["cubeful_equity"] = json!(round(c));
-        v["se"]["cubeful_equity"] = json!(round(se));
-        v["ci95"]["cubeful_equity"] = json!([round(c - 1.96 * se), round(c + 1.96 * se)]);
+    put(&mut v, "equity", r.equity);
+    let named = [
+        ("emg", r.emg),
+        ("mwc", r.mwc),
+        ("cubeful_equity", r.cubeful),
+        ("cubeful_mwc", r.cubeful_mwc),
+    ];
+    for (name, e) in named {
+        if let Some(e) = e {
+            put(&mut v, name, e);
+        }
     }
     v
 }
 
 fn result_text(r: &RolloutResult) -> String {
     let p = r.probs.0;
+    let e = r.equity;
     let mut t = format!(
         "win {:.2}% ± {:.2}  (g {:.2}%, bg {:.2}%)  lose g {:.2}%, bg {:.2}%\n  cubeless equity {:+.4} ± {:.4} (95%: {:+.4} .. {:+.4})",
         100.0 * p[0],
@@ -104,89 +220,51 @@ fn result_text(r: &RolloutResult) -> String {
         100.0 * p[2],
         100.0 * p[3],
         100.0 * p[4],
-        r.equity,
-        r.equity_se,
-        r.equity - r.equity_ci95(),
-        r.equity + r.equity_ci95()
+        e.mean,
+        e.se,
+        e.mean - e.ci95(),
+        e.mean + e.ci95()
     );
-    if let (Some(c), Some(se)) = (r.cubeful, r.cubeful_se) {
-        t.push_str(&format!("\n  cubeful equity  {c:+.4} ± {se:.4}"));
+    if let (Some(emg), Some(mwc)) = (r.emg, r.mwc) {
+        t.push_str(&format!(
+            "\n  cubeless EMG    {:+.4} ± {:.4}   MWC {:.2}% ± {:.2}",
+            emg.mean,
+            emg.se,
+            100.0 * mwc.mean,
+            100.0 * mwc.se
+        ));
+    }
+    match (r.cubeful, r.cubeful_mwc) {
+        (Some(c), Some(mwc)) => t.push_str(&format!(
+            "\n  cubeful EMG     {:+.4} ± {:.4}   MWC {:.2}% ± {:.2}",
+            c.mean,
+            c.se,
+            100.0 * mwc.mean,
+            100.0 * mwc.se
+        )),
+        (Some(c), None) => t.push_str(&format!("\n  cubeful equity  {:+.4} ± {:.4}", c.mean, c.se)),
+        _ => {}
     }
     t.push_str(&format!("\n  {} trials, seed {}", r.trials, r.seed));
     t
 }
 
-/// Runs `sheshbesh rollout`.
 /// Runs `sheshbesh rollout`; `Ok(true)` when Ctrl-C stopped it (the
 /// partial result is printed; the exit status is then 130, as for any
 /// interrupted command).
 pub fn run(ev: &NetEvaluator, a: RolloutArgs) -> Result<bool> {
     let input = parse_position(&a.position)?;
-    let owner = match input.state.cube.owner {
-        None => Owner::Centred,
-        Some(p) if p == input.state.on_roll => Owner::Me,
-        Some(_) => Owner::Opponent,
-    };
-    let mut s = RolloutSettings {
-        trials: a.trials,
-        ply: a.ply,
-        truncate: a.truncate,
-        cubeful: a.cubeful,
-        luck: !a.no_luck,
-        quasi: !a.no_quasi,
-        seed: a.seed,
-        target_se: a.target_se,
-        cube: MoneyCube {
-            owner,
-            jacoby: input.state.jacoby,
-            beavers: input.state.beavers,
-        },
-    };
-    if let Some(name) = &a.level {
-        let Some(level) = RolloutLevel::parse(name) else {
-            bail!("bad level \"{name}\": give roller, roller+, roller++ or full");
-        };
-        s = level.settings(s);
-    }
-    if s.trials == 0 {
-        bail!("bad trials \"0\": give at least 1");
-    }
-    if s.ply > 2 {
-        bail!("bad ply \"{}\": rollouts play at 0 to 2 ply", s.ply);
-    }
-    if input.state.length > 0 && s.cubeful {
-        bail!(
-            "bad position \"{}\": cubeful rollouts are money play only for now",
-            a.position
-        );
-    }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(a.threads.unwrap_or(0))
-        .build()
-        .context("starting worker threads")?;
-    let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = stop.clone();
-        // A second Ctrl-C while the first is honoured is ignored; the
-        // handler can be set once per process.
-        let _ = ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed));
-    }
-    let show = !a.quiet && !a.json && std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let bar = if show {
-        ProgressBar::new(u64::from(s.trials))
-    } else {
-        ProgressBar::hidden()
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} trials  {per_sec}  {msg}")
-            .expect("template"),
-    );
+    let s = a.options.settings(&input, a.ply, a.cubeful)?;
+    let pool = a.options.pool()?;
+    let stop = interrupt_flag();
+    let bar = progress_bar(s.trials, !a.quiet && !a.json);
     match &a.dice {
         None => {
             let r = pool.install(|| {
                 rollout(ev, &input.position, &s, &stop, |r| {
                     bar.set_position(u64::from(r.trials));
-                    bar.set_message(format!("equity {:+.4} ± {:.4}", r.equity, r.equity_se));
+                    let v = r.value();
+                    bar.set_message(format!("equity {:+.4} ± {:.4}", v.mean, v.se));
                 })
             });
             bar.finish_and_clear();
@@ -215,8 +293,9 @@ pub fn run(ev: &NetEvaluator, a: RolloutArgs) -> Result<bool> {
                 results[x].eliminated.cmp(&results[y].eliminated).then(
                     results[y]
                         .result
-                        .equity
-                        .total_cmp(&results[x].result.equity),
+                        .value()
+                        .mean
+                        .total_cmp(&results[x].result.value().mean),
                 )
             });
             let interrupted = stop.load(Ordering::Relaxed);
@@ -238,14 +317,14 @@ pub fn run(ev: &NetEvaluator, a: RolloutArgs) -> Result<bool> {
                 );
             } else {
                 for (rank, &i) in order.iter().enumerate() {
-                    let r = &results[i].result;
+                    let r = results[i].result.value();
                     println!(
                         "{:>2}. {:<24} {:+.4} ± {:.4}  {} trials{}",
                         rank + 1,
                         top[i].candidate.mv.to_string(),
-                        r.equity,
-                        r.equity_se,
-                        r.trials,
+                        r.mean,
+                        r.se,
+                        results[i].result.trials,
                         if results[i].eliminated {
                             "  (dropped: clearly worse)"
                         } else {
@@ -257,4 +336,145 @@ pub fn run(ev: &NetEvaluator, a: RolloutArgs) -> Result<bool> {
         }
     }
     Ok(stop.load(Ordering::Relaxed))
+}
+
+/// Runs `sheshbesh cube --rollout`: no double and double/take rolled out
+/// on the same dice, one position or (with `--batch`) one per stdin line.
+pub fn cube(
+    ev: &NetEvaluator,
+    position: Option<&str>,
+    ply: u32,
+    options: &RolloutOptions,
+    out: Output,
+) -> Result<bool> {
+    let pool = options.pool()?;
+    let stop = interrupt_flag();
+    commands::run(vec![position], out, |parts| {
+        let input = input_of(parts, 1)?;
+        let state = &input.state;
+        if state.crawford || !state.cube.may_double(state.on_roll) {
+            let why = if state.crawford {
+                "the Crawford game has no cube"
+            } else {
+                "the opponent owns the cube"
+            };
+            bail!(
+                "bad position \"{}\": the player on roll may not double ({why}), so there is no cube decision to roll out",
+                parts[0]
+            );
+        }
+        let s = options.settings(&input, ply, true)?;
+        let bar = progress_bar(s.trials, !out.json && !out.batch);
+        let r = pool.install(|| {
+            rollout_cube(ev, &input.position, &s, &stop, |r| {
+                bar.set_position(u64::from(r.trials));
+                let m = r.double_margin();
+                bar.set_message(format!("double - no double {:+.4} ± {:.4}", m.mean, m.se));
+            })
+        });
+        bar.finish_and_clear();
+        let redouble = owner_of(state.cube, state.on_roll) == Owner::Me;
+        Ok(cube_answer(
+            &input,
+            &s,
+            &r,
+            redouble,
+            stop.load(Ordering::Relaxed),
+        ))
+    })?;
+    Ok(stop.load(Ordering::Relaxed))
+}
+
+/// How many standard errors `e` is from zero.
+fn z(e: Estimate) -> f32 {
+    if e.se > 0.0 {
+        e.mean / e.se
+    } else if e.mean == 0.0 {
+        0.0
+    } else {
+        e.mean.signum() * f32::INFINITY
+    }
+}
+
+fn z_text(e: Estimate) -> String {
+    let z = z(e);
+    if z.is_finite() {
+        format!("{:.1} SE", z.abs())
+    } else {
+        "certain".into()
+    }
+}
+
+fn cube_answer(
+    input: &Input,
+    s: &RolloutSettings,
+    r: &CubeRollout,
+    redouble: bool,
+    interrupted: bool,
+) -> (Value, String) {
+    let action = r.action.words(redouble);
+    let nd = r.no_double.value();
+    let dt = r.double_take.value();
+    let (double, take) = (r.double_margin(), r.take_margin());
+    let match_play = matches!(s.stakes, Stakes::Match(_));
+    let finite = |x: f32| {
+        if x.is_finite() {
+            json!(round(x))
+        } else {
+            Value::Null
+        }
+    };
+    let mut v = json!({
+        "position_id": position_id::encode(&input.position),
+        "action": action,
+        "no_double": round(nd.mean),
+        "double_take": round(dt.mean),
+        "double_pass": round(r.double_pass),
+        "se": {
+            "no_double": round(nd.se),
+            "double_take": round(dt.se),
+            "double_minus_no_double": round(r.take_gain.se),
+        },
+        "double_minus_no_double": round(r.take_gain.mean),
+        "double_margin": { "equity": round(double.mean), "se": round(double.se), "z": finite(z(double)) },
+        "take_margin": { "equity": round(take.mean), "se": round(take.se), "z": finite(z(take)) },
+        "probs": r.no_double.probs.0.map(round),
+        "ply": s.ply,
+        "truncate": s.truncate,
+        "trials": r.trials,
+        "seed": s.seed,
+        "match_play": match_play,
+        "interrupted": interrupted,
+    });
+    if let (Some(a), Some(b)) = (r.no_double.cubeful_mwc, r.double_take.cubeful_mwc) {
+        v["mwc"] = json!({
+            "no_double": round(a.mean),
+            "double_take": round(b.mean),
+            "se": { "no_double": round(a.se), "double_take": round(b.se) },
+        });
+    }
+    let unit = if match_play { "EMG" } else { "equity" };
+    let mut text = String::new();
+    if interrupted {
+        text.push_str("(interrupted: partial result)\n");
+    }
+    text.push_str(&format!(
+        "Cube rollout ({} trials, {}-ply checker play{}, seed {}, {unit})\n  no double     {:+.3} ± {:.3}\n  double, take  {:+.3} ± {:.3}\n  double, pass  {:+.3}\n  double/take - no double {:+.3} ± {:.3} (same dice)\nProper cube action: {action}  (double: {:+.3}, {}; take: {:+.3}, {})",
+        r.trials,
+        s.ply,
+        s.truncate.map(|t| format!(", truncated at {t}")).unwrap_or_default(),
+        s.seed,
+        nd.mean,
+        nd.se,
+        dt.mean,
+        dt.se,
+        r.double_pass,
+        r.take_gain.mean,
+        r.take_gain.se,
+        double.mean,
+        z_text(double),
+        take.mean,
+        z_text(take),
+    ));
+    (v, text)
 }

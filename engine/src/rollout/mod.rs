@@ -16,27 +16,31 @@
 //! - Truncation after a number of plies (the evaluator's value then stands
 //!   in for the rest), and free truncation when the bear-off databases know
 //!   the position exactly.
-//! - Cubeful trials double, take and pass by the money cube model of
-//!   [`crate::cube::money`] at each turn and score points times the cube.
+//! - Money or match ([`Stakes`]): at a match score plays are chosen by EMG
+//!   at the mover's score and cube, and cubeful trials double, take and
+//!   pass by the match cube model and end with the MWC the result is worth;
+//!   in money play by the money cube model, scoring points times the cube.
+//! - A cube decision is rolled out as two rollouts on the same dice, no
+//!   double and double/take ([`rollout_cube`]), so their difference has a
+//!   much smaller error than either.
+
+mod stakes;
+mod trial;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rand::seq::SliceRandom;
-use rand::{Rng, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
 
-use crate::cube::money::{self, MoneyCube, Owner};
+use crate::cube::money::CubeAction;
 use crate::evaluation::evaluator::{final_result, Evaluator};
 use crate::evaluation::probs::Probs;
-use crate::rules::dice::Dice;
-use crate::rules::movegen::{generate, MoveList};
 use crate::rules::position::Position;
-use crate::search::ply::Searcher;
+use stakes::TrialCube;
+pub use stakes::{MatchStakes, Stakes};
+use trial::{permutations, play_trial, Start, Trial};
 
 /// How to roll out.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RolloutSettings {
     /// Most trials.
     pub trials: u32,
@@ -44,7 +48,7 @@ pub struct RolloutSettings {
     pub ply: u32,
     /// Stop each trial after this many plies and use the evaluator's value.
     pub truncate: Option<u32>,
-    /// Play with a cube (money play).
+    /// Play with a cube.
     pub cubeful: bool,
     /// Luck adjustment.
     pub luck: bool,
@@ -52,10 +56,11 @@ pub struct RolloutSettings {
     pub quasi: bool,
     /// Seed of the dice.
     pub seed: u64,
-    /// Stop once the cubeless equity's standard error is below this.
+    /// Stop once the standard error of the figure reported (see
+    /// [`RolloutResult::value`]) is below this.
     pub target_se: Option<f32>,
-    /// Money cube rules at the root (owner seen from the player on roll).
-    pub cube: MoneyCube,
+    /// Money or match, with the root's cube (from the player on roll).
+    pub stakes: Stakes,
 }
 
 impl Default for RolloutSettings {
@@ -69,7 +74,7 @@ impl Default for RolloutSettings {
             quasi: true,
             seed: 1,
             target_se: None,
-            cube: MoneyCube::default(),
+            stakes: Stakes::default(),
         }
     }
 }
@@ -88,7 +93,7 @@ pub enum RolloutLevel {
 }
 
 impl RolloutLevel {
-    /// The level's settings (seed and cube from `base`).
+    /// The level's settings (seed and stakes from `base`).
     pub fn settings(self, base: RolloutSettings) -> RolloutSettings {
         let (trials, ply, truncate) = match self {
             RolloutLevel::Roller => (72, 0, Some(7)),
@@ -119,11 +124,34 @@ impl RolloutLevel {
     }
 }
 
-/// One trial's luck-adjusted result, from the root player's side.
-#[derive(Clone, Copy, Debug, Default)]
-struct Trial {
-    probs: [f64; 5],
-    cubeful: f64,
+/// A mean over trials and its standard error.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Estimate {
+    /// The mean.
+    pub mean: f32,
+    /// Its standard error.
+    pub se: f32,
+}
+
+impl Estimate {
+    /// 95% confidence half-width.
+    pub fn ci95(&self) -> f32 {
+        1.96 * self.se
+    }
+
+    fn of(xs: impl Iterator<Item = f64> + Clone) -> Estimate {
+        let n = xs.clone().count().max(1) as f64;
+        let mean = xs.clone().sum::<f64>() / n;
+        let var = if n > 1.0 {
+            xs.map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)
+        } else {
+            0.0
+        };
+        Estimate {
+            mean: mean as f32,
+            se: (var / n).sqrt() as f32,
+        }
+    }
 }
 
 /// A rollout's estimate with its standard errors.
@@ -135,390 +163,78 @@ pub struct RolloutResult {
     pub probs: Probs,
     /// Their standard errors.
     pub probs_se: [f32; 5],
-    /// Cubeless equity.
-    pub equity: f32,
-    /// Its standard error.
-    pub equity_se: f32,
-    /// Cubeful equity (cubeful rollouts).
-    pub cubeful: Option<f32>,
-    /// Its standard error.
-    pub cubeful_se: Option<f32>,
+    /// Cubeless money equity.
+    pub equity: Estimate,
+    /// At a match score: the cubeless EMG at the root's cube.
+    pub emg: Option<Estimate>,
+    /// At a match score: the cubeless match-winning chance.
+    pub mwc: Option<Estimate>,
+    /// Cubeful rollouts: the cubeful equity per unit of the root's cube
+    /// (EMG at a match score).
+    pub cubeful: Option<Estimate>,
+    /// Cubeful rollouts at a match score: the match-winning chance.
+    pub cubeful_mwc: Option<Estimate>,
     /// The seed.
     pub seed: u64,
 }
 
 impl RolloutResult {
-    /// 95% confidence half-width of the cubeless equity.
-    pub fn equity_ci95(&self) -> f32 {
-        1.96 * self.equity_se
+    /// The figure plays and decisions are compared by: the cubeful equity
+    /// when the cube was played, else the cubeless EMG at a match score,
+    /// else the cubeless equity.
+    pub fn value(&self) -> Estimate {
+        self.cubeful.or(self.emg).unwrap_or(self.equity)
     }
 }
 
-/// The 36 rolls as ordered dice pairs.
-fn rolls36() -> [Dice; 36] {
-    std::array::from_fn(|k| Dice::new(k as u8 / 6 + 1, k as u8 % 6 + 1).expect("1..6"))
-}
-
-struct Dicer {
-    rng: Xoshiro256PlusPlus,
-    fixed: [Option<Dice>; 2],
-    turn: usize,
-}
-
-impl Dicer {
-    fn new(s: &RolloutSettings, trial: u32, perms: &[[Dice; 36]; 2]) -> Dicer {
-        let rng = Xoshiro256PlusPlus::seed_from_u64(
-            s.seed.rotate_left(17) ^ u64::from(trial).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-        );
-        let fixed = if s.quasi {
-            let i = trial as usize;
-            [Some(perms[0][i % 36]), Some(perms[1][(i / 36) % 36])]
-        } else {
-            [None, None]
-        };
-        Dicer {
-            rng,
-            fixed,
-            turn: 0,
-        }
-    }
-
-    fn roll(&mut self) -> Dice {
-        let t = self.turn;
-        self.turn += 1;
-        if t < 2 {
-            if let Some(d) = self.fixed[t] {
-                return d;
-            }
-        }
-        Dice::new(self.rng.gen_range(1..=6), self.rng.gen_range(1..=6)).expect("1..6")
-    }
-}
-
-/// Cube state during a cubeful trial, from the root player's side.
-#[derive(Clone, Copy)]
-struct TrialCube {
-    value: f64,
-    /// `Some(true)`: the root player owns it.
-    owner: Option<bool>,
-}
-
-impl TrialCube {
-    fn for_mover(self, mover_is_root: bool, rules: MoneyCube) -> MoneyCube {
-        let owner = match self.owner {
-            None => Owner::Centred,
-            Some(r) if r == mover_is_root => Owner::Me,
-            Some(_) => Owner::Opponent,
-        };
-        MoneyCube { owner, ..rules }
-    }
-}
-
-/// The cubeful value, per unit cube, for the player on roll with these
-/// probabilities, taking the right cube action first.
-fn cube_value(p: &Probs, cube: MoneyCube, x: f32) -> f32 {
-    let d = money::money_decision(p, cube, x);
-    match cube.owner {
-        Owner::Opponent => d.no_double,
-        _ => d.no_double.max(d.double_take.min(d.double_pass)),
-    }
-}
-
-/// Plays per roll the luck pass values with the net: the best few by
-/// pubeval's cheap linear score (see [`LuckPass`]).
-const LUCK_SHORTLIST: usize = 8;
-
-/// The luck pass of one turn: the 0-ply value of the best play of each of
-/// the 21 rolls, valued in one batch. Two economies keep it cheap, as
-/// gnubg's pruning nets do for its own 0-ply:
-/// - only the best [`LUCK_SHORTLIST`] plays of a roll by pubeval's linear
-///   score are valued by the net. Luck is then measured with a slightly
-///   different yardstick, the best of the shortlist, used alike for the
-///   roll thrown and the mean over rolls, so the adjustment stays unbiased
-///   (a roll's luck has mean zero for any fixed way of valuing it); the roll
-///   thrown still has every play valued, so the play chosen at 0-ply is the
-///   net's own choice;
-/// - rolls with the same pip total often reach the same board (`13/8` with
-///   41 and with 32), so each distinct board is valued once.
-#[derive(Default)]
-struct LuckPass {
-    list: MoveList,
-    /// Every play's board (mover's side), roll after roll.
-    after: Vec<Position>,
-    /// Each roll's range in `after`.
-    rolls: Vec<(usize, usize)>,
-    /// Per play: the game's end for the mover, or the index of its board
-    /// (opponent's side) in `boards`, or `None` when it is not valued.
-    slot: Vec<Option<Result<usize, Probs>>>,
-    /// Per play: on its roll's shortlist.
-    listed: Vec<bool>,
-    boards: Vec<Position>,
-    values: Vec<Probs>,
-    seen: FxHashMap<Position, usize>,
-    scores: Vec<(f32, usize)>,
-}
-
-impl LuckPass {
-    /// Values the plays of every roll; every play of `full` (the roll
-    /// thrown, when the play is chosen from this pass) is valued.
-    fn fill<E: Evaluator + ?Sized>(&mut self, base: &E, pos: &Position, full: Option<Dice>) {
-        self.after.clear();
-        self.rolls.clear();
-        self.slot.clear();
-        self.listed.clear();
-        self.boards.clear();
-        self.seen.clear();
-        let race = !pos.is_contact();
-        for r in Dice::all_21() {
-            generate(pos, r, &mut self.list);
-            let start = self.after.len();
-            let cands = self.list.as_slice();
-            let everyone = cands.len() <= LUCK_SHORTLIST;
-            if everyone {
-                self.listed.extend(std::iter::repeat_n(true, cands.len()));
-            } else {
-                self.scores.clear();
-                self.scores.extend(
-                    cands
-                        .iter()
-                        .enumerate()
-                        .map(|(i, c)| (crate::evaluation::pubeval::score(&c.position, race), i)),
-                );
-                // The shortlist: highest scores, the first on ties.
-                self.scores
-                    .sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-                let first = self.listed.len();
-                self.listed.extend(std::iter::repeat_n(false, cands.len()));
-                for &(_, i) in &self.scores[..LUCK_SHORTLIST] {
-                    self.listed[first + i] = true;
-                }
-            }
-            let value_all = Some(r) == full;
-            for (i, c) in cands.iter().enumerate() {
-                self.after.push(c.position);
-                if !(value_all || self.listed[start + i]) {
-                    self.slot.push(None);
-                    continue;
-                }
-                let slot = match final_result(&c.position) {
-                    Some(p) => Err(p),
-                    None => {
-                        let board = c.position.swapped();
-                        let next = self.boards.len();
-                        let j = *self.seen.entry(board).or_insert(next);
-                        if j == next {
-                            self.boards.push(board);
-                        }
-                        Ok(j)
-                    }
-                };
-                self.slot.push(Some(slot));
-            }
-            self.rolls.push((start, self.after.len()));
-        }
-        self.values.clear();
-        self.values.resize(self.boards.len(), Probs::default());
-        base.eval_batch(&self.boards, &mut self.values);
-    }
-
-    /// The best valued play of roll `k` (index into `after`) and its value
-    /// for the mover: among the shortlist, or among every play.
-    fn best(&self, k: usize, shortlist: bool) -> (usize, Probs) {
-        let (a, b) = self.rolls[k];
-        let mut best: Option<(usize, Probs)> = None;
-        for i in a..b {
-            if shortlist && !self.listed[i] {
-                continue;
-            }
-            let v = match self.slot[i] {
-                Some(Ok(j)) => self.values[j].flipped(),
-                Some(Err(p)) => p,
-                None => continue,
-            };
-            if best.is_none_or(|(_, bv)| v.equity() > bv.equity()) {
-                best = Some((i, v));
-            }
-        }
-        best.expect("every roll has a valued play")
-    }
-}
-
-fn play_trial<E: Evaluator + ?Sized>(
-    base: &E,
-    exact: &(dyn Fn(&Position) -> Option<Probs> + Sync),
-    root: &Position,
-    s: &RolloutSettings,
-    trial: u32,
-    perms: &[[Dice; 36]; 2],
-) -> Trial {
-    let mut dicer = Dicer::new(s, trial, perms);
-    let mut chooser = Searcher::new(base, s.ply);
-    let mut list = MoveList::new();
-    let mut scratch = LuckPass::default();
-    let mut pos = *root;
-    let mut mover_is_root = true;
-    let mut luck = [0.0f64; 5];
-    let mut cube_luck = 0.0f64;
-    let mut cube = TrialCube {
-        value: 1.0,
-        owner: match s.cube.owner {
-            Owner::Centred => None,
-            Owner::Me => Some(true),
-            Owner::Opponent => Some(false),
-        },
-    };
-    let to_root = |p: Probs, mover_is_root: bool| if mover_is_root { p } else { p.flipped() };
-    let mut plies = 0u32;
-    let (outcome, cubeful): (Probs, f64) = loop {
-        // Value of the position for the mover, when the trial stops here.
-        let stop_value = if let Some(p) = exact(&pos) {
-            Some(p)
-        } else if s.truncate.is_some_and(|t| plies >= t) {
-            Some(base.eval(&pos))
-        } else {
-            None
-        };
-        if let Some(p) = stop_value {
-            let x = money::efficiency(&pos);
-            let cv = if s.cubeful {
-                f64::from(cube_value(&p, cube.for_mover(mover_is_root, s.cube), x)) * cube.value
-            } else {
-                0.0
-            };
-            let sign = if mover_is_root { 1.0 } else { -1.0 };
-            break (to_root(p, mover_is_root), sign * cv);
-        }
-        if s.cubeful {
-            let mc = cube.for_mover(mover_is_root, s.cube);
-            if mc.owner != Owner::Opponent {
-                let p = base.eval(&pos);
-                let d = money::money_decision(&p, mc, money::efficiency(&pos));
-                if d.double_take.min(d.double_pass) > d.no_double {
-                    if d.double_take >= d.double_pass {
-                        // Passed: the mover wins the cube's value.
-                        let sign = if mover_is_root { 1.0 } else { -1.0 };
-                        break (to_root(Probs::certain(1), mover_is_root), sign * cube.value);
-                    }
-                    cube.value *= 2.0;
-                    cube.owner = Some(!mover_is_root);
-                }
-            }
-        }
-        let dice = dicer.roll();
-        // At 0-ply the luck pass below finds the play for the roll thrown.
-        let mut played: Option<Position> = None;
-        if s.luck {
-            // The 0-ply value of each roll's best play, and of the roll
-            // thrown.
-            let mut mean = [0.0f64; 5];
-            let mut mean_cube = 0.0f64;
-            let mut thrown = [0.0f64; 5];
-            let mut thrown_cube = 0.0f64;
-            let thrown_roll = dice.high_first();
-            scratch.fill(base, &pos, (s.ply == 0).then_some(thrown_roll));
-            for (k, r) in Dice::all_21().enumerate() {
-                let (_, best) = scratch.best(k, true);
-                if s.ply == 0 && r == thrown_roll {
-                    played = Some(scratch.after[scratch.best(k, false).0]);
-                }
-                let w = f64::from(r.weight()) / 36.0;
-                let cv = if s.cubeful {
-                    // After the play the opponent is on roll with the cube.
-                    let opp_cube = cube.for_mover(!mover_is_root, s.cube);
-                    let after_pos = scratch.after[scratch.rolls[k].0].swapped();
-                    -f64::from(cube_value(
-                        &best.flipped(),
-                        opp_cube,
-                        money::efficiency(&after_pos),
-                    )) * cube.value
-                } else {
-                    0.0
-                };
-                for (m, &b) in mean.iter_mut().zip(&best.0) {
-                    *m += w * f64::from(b);
-                }
-                mean_cube += w * cv;
-                if r == dice.high_first() {
-                    thrown = best.0.map(f64::from);
-                    thrown_cube = cv;
-                }
-            }
-            let rootwise = |v: [f64; 5]| -> [f64; 5] {
-                if mover_is_root {
-                    v
-                } else {
-                    [1.0 - v[0], v[3], v[4], v[1], v[2]]
-                }
-            };
-            let (t, m) = (rootwise(thrown), rootwise(mean));
-            for k in 0..5 {
-                luck[k] += t[k] - m[k];
-            }
-            let sign = if mover_is_root { 1.0 } else { -1.0 };
-            cube_luck += sign * (thrown_cube - mean_cube);
-        }
-        let after = match played {
-            Some(a) => a,
-            None => {
-                generate(&pos, dice, &mut list);
-                let pick =
-                    crate::search::chooser::Chooser::choose(&mut chooser, &pos, list.as_slice());
-                list.as_slice()[pick].position
-            }
-        };
-        plies += 1;
-        if let Some(p) = final_result(&after) {
-            let mut pts = f64::from(p.equity());
-            // Jacoby: gammons count single while the cube is centred.
-            if s.cube.jacoby && cube.owner.is_none() {
-                pts = pts.signum();
-            }
-            let sign = if mover_is_root { 1.0 } else { -1.0 };
-            break (to_root(p, mover_is_root), sign * pts * cube.value);
-        }
-        pos = after.swapped();
-        mover_is_root = !mover_is_root;
-    };
-    let mut probs = outcome.0.map(f64::from);
-    for k in 0..5 {
-        probs[k] -= luck[k];
-    }
-    Trial {
-        probs,
-        cubeful: cubeful - cube_luck,
-    }
-}
-
-fn mean_se(xs: impl Iterator<Item = f64> + Clone, n: f64) -> (f64, f64) {
-    let mean = xs.clone().sum::<f64>() / n;
-    let var = if n > 1.0 {
-        xs.map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)
-    } else {
-        0.0
-    };
-    (mean, (var / n).sqrt())
+/// The root player's cubeless MWC in a trial, from its probabilities.
+fn cubeless_mwc(t: &Trial, root: &[f32; 6]) -> f64 {
+    let a = root.map(f64::from);
+    let [w, wg, wbg, lg, lbg] = t.probs;
+    let l = 1.0 - w;
+    (w - wg) * a[0]
+        + (wg - wbg) * a[1]
+        + wbg * a[2]
+        + (l - lg) * a[3]
+        + (lg - lbg) * a[4]
+        + lbg * a[5]
 }
 
 fn summarize(trials: &[Trial], s: &RolloutSettings) -> RolloutResult {
-    let n = trials.len().max(1) as f64;
     let mut probs = [0.0f32; 5];
     let mut probs_se = [0.0f32; 5];
     for k in 0..5 {
-        let (m, e) = mean_se(trials.iter().map(|t| t.probs[k]), n);
-        probs[k] = m as f32;
-        probs_se[k] = e as f32;
+        let e = Estimate::of(trials.iter().map(|t| t.probs[k]));
+        probs[k] = e.mean;
+        probs_se[k] = e.se;
     }
     let eq = |t: &Trial| 2.0 * t.probs[0] - 1.0 + t.probs[1] - t.probs[3] + t.probs[2] - t.probs[4];
-    let (equity, equity_se) = mean_se(trials.iter().map(eq), n);
-    let (cubeful, cubeful_se) = mean_se(trials.iter().map(|t| t.cubeful), n);
+    let stakes = &s.stakes;
+    let (emg, mwc) = match stakes {
+        Stakes::Money(_) => (None, None),
+        Stakes::Match(m) => {
+            let root = m.outcomes().root;
+            let mwcs = trials.iter().map(move |t| cubeless_mwc(t, &root));
+            (
+                Some(Estimate::of(mwcs.clone().map(|v| stakes.root_equity(v)))),
+                Some(Estimate::of(mwcs)),
+            )
+        }
+    };
+    let cubeful = s
+        .cubeful
+        .then(|| Estimate::of(trials.iter().map(|t| stakes.root_equity(t.cubeful))));
+    let cubeful_mwc = (s.cubeful && matches!(stakes, Stakes::Match(_)))
+        .then(|| Estimate::of(trials.iter().map(|t| t.cubeful)));
     RolloutResult {
         trials: trials.len() as u32,
         probs: Probs(probs),
         probs_se,
-        equity: equity as f32,
-        equity_se: equity_se as f32,
-        cubeful: s.cubeful.then_some(cubeful as f32),
-        cubeful_se: s.cubeful.then_some(cubeful_se as f32),
+        equity: Estimate::of(trials.iter().map(eq)),
+        emg,
+        mwc,
+        cubeful,
+        cubeful_mwc,
         seed: s.seed,
     }
 }
@@ -532,6 +248,49 @@ pub const BATCH: u32 = 144;
 /// The first batch: a quarter of [`BATCH`], so a progress bar moves within
 /// a second.
 const FIRST_BATCH: u32 = 36;
+
+/// Plays trials `0..trials` in batches over rayon's threads, summarizing
+/// after each batch for `progress` and the target error; a `stop` is seen
+/// between trials, and the trials after the first one skipped are dropped,
+/// so the result always covers trials `0..n`.
+fn run_batches<T: Send, R>(
+    trials: u32,
+    target_se: Option<f32>,
+    stop: &AtomicBool,
+    play: impl Fn(u32) -> T + Sync,
+    summarize: impl Fn(&[T]) -> R,
+    se: impl Fn(&R) -> f32,
+    mut progress: impl FnMut(&R),
+) -> R {
+    let mut done_trials: Vec<T> = Vec::with_capacity(trials as usize);
+    let mut done = 0u32;
+    while done < trials && !stop.load(Ordering::Relaxed) {
+        // A first short batch, so progress shows early; then batches that
+        // end on multiples of BATCH.
+        let step = if done == 0 {
+            FIRST_BATCH
+        } else {
+            BATCH - done % BATCH
+        };
+        let hi = (done + step).min(trials);
+        let batch: Vec<Option<T>> = (done..hi)
+            .into_par_iter()
+            .map(|i| (!stop.load(Ordering::Relaxed)).then(|| play(i)))
+            .collect();
+        let complete = batch.iter().take_while(|t| t.is_some()).count();
+        done_trials.extend(batch.into_iter().take(complete).flatten());
+        done += complete as u32;
+        let r = summarize(&done_trials);
+        progress(&r);
+        if done < hi {
+            break;
+        }
+        if target_se.is_some_and(|t| done >= 2 * BATCH && se(&r) <= t) {
+            break;
+        }
+    }
+    summarize(&done_trials)
+}
 
 /// Rolls out `pos` (player on roll, before rolling) with `ev`. `progress`
 /// sees the running result after each batch; `stop` ends the rollout
@@ -553,53 +312,127 @@ fn run_trials<E: Evaluator + ?Sized>(
     pos: &Position,
     s: &RolloutSettings,
     stop: &AtomicBool,
-    mut progress: impl FnMut(&RolloutResult),
+    progress: impl FnMut(&RolloutResult),
 ) -> RolloutResult {
     let perms = permutations(s.seed);
-    let mut trials: Vec<Trial> = Vec::with_capacity(s.trials as usize);
-    let mut done = 0u32;
-    while done < s.trials && !stop.load(Ordering::Relaxed) {
-        // A first short batch, so progress shows early; then batches that
-        // end on multiples of BATCH, as before.
-        let step = if done == 0 {
-            FIRST_BATCH
-        } else {
-            BATCH - done % BATCH
-        };
-        let hi = (done + step).min(s.trials);
-        // A stop is seen between trials: the trials after the first one
-        // skipped are dropped, so the result is always trials 0..n.
-        let batch: Vec<Option<Trial>> = (done..hi)
-            .into_par_iter()
-            .map(|i| {
-                (!stop.load(Ordering::Relaxed)).then(|| play_trial(ev, exact, pos, s, i, &perms))
-            })
-            .collect();
-        let complete = batch.iter().take_while(|t| t.is_some()).count();
-        trials.extend(batch.into_iter().take(complete).flatten());
-        done += complete as u32;
-        if done < hi {
-            progress(&summarize(&trials, s));
-            break;
-        }
-        let r = summarize(&trials, s);
-        progress(&r);
-        if s.target_se
-            .is_some_and(|t| done >= 2 * BATCH && r.equity_se <= t)
-        {
-            break;
-        }
-    }
-    summarize(&trials, s)
+    let start = Start {
+        cube: TrialCube::at_root(&s.stakes),
+        root_may_double: true,
+    };
+    run_batches(
+        s.trials,
+        s.target_se,
+        stop,
+        |i| play_trial(ev, exact, pos, s, start, i, &perms),
+        |t| summarize(t, s),
+        |r| r.value().se,
+        progress,
+    )
 }
 
-fn permutations(seed: u64) -> [[Dice; 36]; 2] {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x005E_ED0F_D1CE);
-    let mut a = rolls36();
-    let mut b = rolls36();
-    a.shuffle(&mut rng);
-    b.shuffle(&mut rng);
-    [a, b]
+/// A cube decision rolled out: no double and double/take on the same dice.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CubeRollout {
+    /// Trials of each side (the same dice in both).
+    pub trials: u32,
+    /// The player on roll does not double now (it may later).
+    pub no_double: RolloutResult,
+    /// It doubles and the opponent takes.
+    pub double_take: RolloutResult,
+    /// Double/take minus no double, trial by trial.
+    pub take_gain: Estimate,
+    /// The equity of a double that is passed: +1 (in EMG or per cube).
+    pub double_pass: f32,
+    /// The proper action by the rolled-out equities.
+    pub action: CubeAction,
+}
+
+impl CubeRollout {
+    /// What doubling gains over not doubling, the opponent answering
+    /// right (positive: double), with its standard error.
+    pub fn double_margin(&self) -> Estimate {
+        let nd = self.no_double.value();
+        let dt = self.double_take.value();
+        if dt.mean < self.double_pass {
+            self.take_gain
+        } else {
+            Estimate {
+                mean: self.double_pass - nd.mean,
+                se: nd.se,
+            }
+        }
+    }
+
+    /// What taking gains the opponent over passing (positive: take).
+    pub fn take_margin(&self) -> Estimate {
+        let dt = self.double_take.value();
+        Estimate {
+            mean: self.double_pass - dt.mean,
+            se: dt.se,
+        }
+    }
+}
+
+/// Rolls out the cube decision of the player on roll at `pos`: trial `i`
+/// of no double and of double/take play the same dice, each with a live
+/// cube (`s.cubeful` is taken as set). Equities are per unit of the
+/// current cube, or EMG at a match score.
+pub fn rollout_cube<E: Evaluator + ?Sized>(
+    ev: &E,
+    pos: &Position,
+    s: &RolloutSettings,
+    stop: &AtomicBool,
+    progress: impl FnMut(&CubeRollout),
+) -> CubeRollout {
+    let s = &RolloutSettings {
+        cubeful: true,
+        ..s.clone()
+    };
+    let exact = |p: &Position| ev.exact(p);
+    let perms = permutations(s.seed);
+    let root = TrialCube::at_root(&s.stakes);
+    let no_double = Start {
+        cube: root,
+        root_may_double: false,
+    };
+    let double_take = Start {
+        cube: root.doubled(true),
+        root_may_double: false,
+    };
+    let double_pass = s.stakes.root_equity(s.stakes.pass_value(root, true)) as f32;
+    let summarize_pairs = |pairs: &[(Trial, Trial)]| {
+        let nd: Vec<Trial> = pairs.iter().map(|p| p.0).collect();
+        let dt: Vec<Trial> = pairs.iter().map(|p| p.1).collect();
+        let (nd, dt) = (summarize(&nd, s), summarize(&dt, s));
+        let gain = Estimate::of(
+            pairs
+                .iter()
+                .map(|(a, b)| s.stakes.root_equity(b.cubeful) - s.stakes.root_equity(a.cubeful)),
+        );
+        let (ndv, dtv) = (nd.value().mean, dt.value().mean);
+        CubeRollout {
+            trials: nd.trials,
+            no_double: nd,
+            double_take: dt,
+            take_gain: gain,
+            double_pass,
+            action: s.stakes.action(ndv, dtv, double_pass),
+        }
+    };
+    run_batches(
+        s.trials,
+        s.target_se,
+        stop,
+        |i| {
+            (
+                play_trial(ev, &exact, pos, s, no_double, i, &perms),
+                play_trial(ev, &exact, pos, s, double_take, i, &perms),
+            )
+        },
+        summarize_pairs,
+        |r| r.no_double.value().se.max(r.double_take.value().se),
+        progress,
+    )
 }
 
 /// One play's rollout among the plays compared by [`rollout_moves`].
@@ -614,8 +447,9 @@ pub struct MoveRollout {
 }
 
 /// Rolls out several plays' resulting boards (mover's view) with common
-/// dice, dropping a play once its equity is below the best by more than
-/// `z` joint standard errors. Results are from the mover's side.
+/// dice, dropping a play once its value ([`RolloutResult::value`]) is
+/// below the best by more than `z` joint standard errors. `s.stakes` are
+/// the mover's; results are from the mover's side.
 pub fn rollout_moves<E: Evaluator + ?Sized>(
     ev: &E,
     afters: &[Position],
@@ -626,19 +460,18 @@ pub fn rollout_moves<E: Evaluator + ?Sized>(
     let exact = |p: &Position| ev.exact(p);
     let perms = permutations(s.seed);
     let roots: Vec<Position> = afters.iter().map(Position::swapped).collect();
+    // The trials are played from the opponent's side.
+    let theirs = RolloutSettings {
+        stakes: s.stakes.swapped(),
+        ..s.clone()
+    };
+    let start = Start {
+        cube: TrialCube::at_root(&theirs.stakes),
+        root_may_double: true,
+    };
     let mut trials: Vec<Vec<Trial>> = vec![Vec::new(); afters.len()];
     let mut alive: Vec<bool> = vec![true; afters.len()];
     let mut done = 0u32;
-    let flip = |t: Trial| Trial {
-        probs: [
-            1.0 - t.probs[0],
-            t.probs[3],
-            t.probs[4],
-            t.probs[1],
-            t.probs[2],
-        ],
-        cubeful: -t.cubeful,
-    };
     let mut results: Vec<RolloutResult> = vec![summarize(&[], s); afters.len()];
     while done < s.trials && !stop.load(Ordering::Relaxed) {
         let hi = (done + BATCH).min(s.trials);
@@ -650,14 +483,16 @@ pub fn rollout_moves<E: Evaluator + ?Sized>(
             if let Some(p) = final_result(&afters[m]) {
                 let t = Trial {
                     probs: p.0.map(f64::from),
-                    cubeful: f64::from(p.equity()),
+                    cubeful: s.stakes.end_value(&p, TrialCube::at_root(&s.stakes), true),
                 };
                 trials[m].extend((done..hi).map(|_| t));
                 continue;
             }
             let batch: Vec<Trial> = (done..hi)
                 .into_par_iter()
-                .map(|i| flip(play_trial(ev, &exact, root, s, i, &perms)))
+                .map(|i| {
+                    play_trial(ev, &exact, root, &theirs, start, i, &perms).flipped(&theirs.stakes)
+                })
                 .collect();
             trials[m].extend(batch);
         }
@@ -669,12 +504,13 @@ pub fn rollout_moves<E: Evaluator + ?Sized>(
         }
         let best = (0..afters.len())
             .filter(|&m| alive[m])
-            .max_by(|&a, &b| results[a].equity.total_cmp(&results[b].equity))
+            .max_by(|&a, &b| results[a].value().mean.total_cmp(&results[b].value().mean))
             .expect("one alive");
         for m in 0..afters.len() {
             if m != best && alive[m] && done >= 2 * BATCH {
-                let joint = (results[m].equity_se.powi(2) + results[best].equity_se.powi(2)).sqrt();
-                if results[best].equity - results[m].equity > z * joint.max(1e-6) {
+                let (vm, vb) = (results[m].value(), results[best].value());
+                let joint = (vm.se.powi(2) + vb.se.powi(2)).sqrt();
+                if vb.mean - vm.mean > z * joint.max(1e-6) {
                     alive[m] = false;
                 }
             }
@@ -697,7 +533,12 @@ mod tests {
     use super::*;
     use crate::evaluation::bearoff::Bearoff;
     use crate::evaluation::evaluator::NetEvaluator;
+    use crate::rollout::trial::Dicer;
+    use crate::rules::dice::Dice;
+    use crate::rules::movegen::{generate, MoveList};
     use crate::rules::position::Checkers;
+    use rand::SeedableRng;
+    use rand_xoshiro::Xoshiro256PlusPlus;
     use std::sync::Arc;
 
     fn side(points: &[(usize, u8)]) -> Checkers {
@@ -815,5 +656,111 @@ mod tests {
             se[1] < 0.5 * se[0],
             "luck adjustment should cut the error: {se:?}"
         );
+    }
+
+    fn match_stakes(me: u32, opp: u32, cube: u32, owner: crate::cube::money::Owner) -> Stakes {
+        use crate::cube::met::{Met, Score};
+        Stakes::Match(
+            MatchStakes::new(
+                std::sync::Arc::new(Met::kazaross_xg2().clone()),
+                Score::pre(me, opp),
+                cube,
+                owner,
+            )
+            .unwrap(),
+        )
+    }
+
+    #[test]
+    fn a_certain_gammon_is_scored_through_the_match_table() {
+        // The player on roll bears off its last checker with any roll; the
+        // opponent has none off: a gammon. Cubeless at 5-away 3-away it is
+        // worth the MWC after winning two points; cubeful at 2-away with
+        // its own dead 2-cube (no double to make), the match.
+        use crate::cube::met::{Met, Score};
+        use crate::cube::money::Owner;
+        let pos = Position {
+            me: side(&[(1, 1)]),
+            opp: side(&[(6, 5), (5, 5), (4, 5)]),
+        };
+        let ev = evaluator(None);
+        let stop = AtomicBool::new(false);
+        let cases = [
+            (
+                false,
+                match_stakes(5, 3, 1, Owner::Centred),
+                Met::kazaross_xg2().after(Score::pre(5, 3), 2).unwrap(),
+            ),
+            (true, match_stakes(2, 3, 2, Owner::Me), 1.0),
+        ];
+        for (cubeful, stakes, want) in cases {
+            let s = RolloutSettings {
+                trials: 36,
+                cubeful,
+                stakes,
+                ..RolloutSettings::default()
+            };
+            let r = rollout(&ev, &pos, &s, &stop, |_| {});
+            let mwc = if cubeful { r.cubeful_mwc } else { r.mwc }.unwrap();
+            assert!(
+                (mwc.mean - want).abs() < 1e-6 && mwc.se < 1e-6,
+                "{mwc:?} {want}"
+            );
+            // At least a single game's worth, in EMG.
+            assert!(r.value().mean > 0.999, "{:?}", r.value());
+        }
+    }
+
+    #[test]
+    fn the_crawford_game_is_played_cubeless() {
+        // No cube in the Crawford game: trial by trial the cubeful MWC is
+        // the cubeless one, luck adjustment included.
+        let ev = evaluator(None);
+        let stop = AtomicBool::new(false);
+        let s = RolloutSettings {
+            trials: 72,
+            truncate: Some(8),
+            cubeful: true,
+            stakes: match_stakes(1, 4, 1, crate::cube::money::Owner::Centred),
+            ..RolloutSettings::default()
+        };
+        let r = rollout(&ev, &Position::start(), &s, &stop, |_| {});
+        let (a, b) = (r.mwc.unwrap(), r.cubeful_mwc.unwrap());
+        assert!(
+            (a.mean - b.mean).abs() < 1e-4 && (a.se - b.se).abs() < 1e-4,
+            "{a:?} {b:?}"
+        );
+    }
+
+    #[test]
+    fn double_take_is_the_same_dice_with_the_doubled_cube() {
+        // Money: the double/take side of a cube rollout is trial for
+        // trial twice a rollout with the opponent owning the cube, so both
+        // sides are played on the same dice and counted in the root's cube.
+        let ev = evaluator(None);
+        let stop = AtomicBool::new(false);
+        let s = RolloutSettings {
+            trials: 72,
+            truncate: Some(6),
+            cubeful: true,
+            ..RolloutSettings::default()
+        };
+        let c = rollout_cube(&ev, &Position::start(), &s, &stop, |_| {});
+        let owned = RolloutSettings {
+            stakes: Stakes::Money(crate::cube::money::MoneyCube {
+                owner: crate::cube::money::Owner::Opponent,
+                ..crate::cube::money::MoneyCube::default()
+            }),
+            ..s.clone()
+        };
+        let r = rollout(&ev, &Position::start(), &owned, &stop, |_| {});
+        let (dt, half) = (c.double_take.value(), r.value());
+        assert!((dt.mean - 2.0 * half.mean).abs() < 1e-5, "{dt:?} {half:?}");
+        assert!((dt.se - 2.0 * half.se).abs() < 1e-5);
+        assert_eq!(c.double_pass, 1.0);
+        assert_eq!(c.trials, 72);
+        // The paired difference is the difference of the means.
+        let nd = c.no_double.value();
+        assert!((c.take_gain.mean - (dt.mean - nd.mean)).abs() < 1e-5);
     }
 }

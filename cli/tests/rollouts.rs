@@ -1,0 +1,114 @@
+//! Rollouts that decide cubes and matches, checked against GNU
+//! Backgammon's own cube rollouts (`data/fixtures/cube_rollouts_gnubg.json`,
+//! made by `data/fixtures/gen_cube_rollouts.py`), and the rollout options'
+//! bad input.
+
+use std::process::Command;
+
+fn sheshbesh(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_sheshbesh"))
+        .args(args)
+        .output()
+        .expect("run sheshbesh");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let (code, out, err) = sheshbesh(args);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}: {out}"))
+}
+
+fn f(v: &serde_json::Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+#[test]
+fn cube_rollouts_agree_with_gnubgs_on_clear_positions() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../data/fixtures/cube_rollouts_gnubg.json"
+    );
+    let fixture: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("JSON");
+    let positions = fixture["positions"].as_array().expect("positions");
+    assert!(positions.len() >= 7);
+    for p in positions {
+        let xgid = p["xgid"].as_str().unwrap();
+        let name = p["name"].as_str().unwrap();
+        let ours = json(&["cube", xgid, "--rollout", "--trials", "648", "--json"]);
+        // The same verdict, in gnubg's words.
+        assert_eq!(ours["action"], p["action"], "{name}: {ours}");
+        assert_eq!(ours["match_play"], !name.starts_with("money"), "{name}");
+        // The same equities (EMG at a match score): within three combined
+        // standard errors where the dice decide (the openings), and within
+        // 0.05 in races, whose errors are tiny and where the two programs'
+        // 0-ply cube models inside the trials differ by a few hundredths.
+        for key in ["no_double", "double_take"] {
+            let (a, b) = (f(&ours[key]), f(&p[key]));
+            let se = f(&ours["se"][key]).hypot(f(&p[&format!("{key}_se")]));
+            let allowed = if name.contains("opening") {
+                3.0 * se
+            } else {
+                0.05
+            };
+            assert!(
+                (a - b).abs() <= allowed,
+                "{name} {key}: ours {a} gnubg {b} (allowed {allowed})"
+            );
+        }
+        assert_eq!(f(&ours["double_pass"]), 1.0);
+        assert_eq!(ours["trials"], 648);
+    }
+}
+
+#[test]
+fn match_rollouts_report_mwc_and_emg() {
+    // 3-away 4-away in a 5-point match: cubeless and cubeful rollouts
+    // report EMG and MWC, which the table ties together.
+    let xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:2:1:0:5:10";
+    let v = json(&["rollout", xgid, "--trials", "144", "--cubeful", "--json"]);
+    for key in ["emg", "mwc", "cubeful_equity", "cubeful_mwc", "equity"] {
+        assert!(v[key].is_number(), "{key}: {v}");
+        assert!(f(&v["se"][key]) > 0.0, "{key}: {v}");
+    }
+    // MWC is in 0..1 and EMG grows with it.
+    let (mwc, cmwc) = (f(&v["mwc"]), f(&v["cubeful_mwc"]));
+    assert!((0.0..=1.0).contains(&mwc) && (0.0..=1.0).contains(&cmwc));
+    assert_eq!(
+        f(&v["emg"]) > f(&v["cubeful_equity"]),
+        mwc > cmwc,
+        "EMG and MWC disagree: {v}"
+    );
+    // Money play has neither.
+    let m = json(&["rollout", "start", "--trials", "36", "--cubeful", "--json"]);
+    assert!(m["mwc"].is_null() && m["cubeful_mwc"].is_null() && m["cubeful_equity"].is_number());
+}
+
+#[test]
+fn cube_rollouts_refuse_a_cube_the_player_cannot_turn() {
+    // The opponent owns the cube (money), and the Crawford game.
+    for (xgid, why) in [
+        (
+            "XGID=-b----E-C---eE---c-e----B-:1:-1:1:00:0:0:0:0:10",
+            "the opponent owns the cube",
+        ),
+        (
+            "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:4:2:1:5:10",
+            "the Crawford game has no cube",
+        ),
+    ] {
+        let (code, out, err) = sheshbesh(&["cube", xgid, "--rollout", "--trials", "36"]);
+        assert_eq!(code, 2, "{xgid}: {out}{err}");
+        assert!(out.is_empty());
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(why), "{err}");
+    }
+    let (code, _, err) = sheshbesh(&["cube", "start", "--rollout", "--level", "huge"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("bad level \"huge\""), "{err}");
+}

@@ -1,0 +1,341 @@
+//! One trial of a rollout: its dice, its luck pass, and the game played
+//! out from the root.
+
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rustc_hash::FxHashMap;
+
+use crate::evaluation::evaluator::{final_result, Evaluator};
+use crate::evaluation::probs::Probs;
+use crate::rollout::stakes::{CubeMove, Stakes, TrialCube};
+use crate::rollout::RolloutSettings;
+use crate::rules::dice::Dice;
+use crate::rules::movegen::{generate, MoveList};
+use crate::rules::position::Position;
+use crate::search::chooser::Chooser;
+use crate::search::ply::Searcher;
+use crate::search::valuation::Valuation;
+
+/// One trial's luck-adjusted result, from the root player's side.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Trial {
+    /// Outcome probabilities (0 or 1 at the end of a game, the evaluator's
+    /// at truncation) minus the luck of the dice.
+    pub probs: [f64; 5],
+    /// Cubeful value in the stakes' unit (money points per root cube, or
+    /// the root's MWC) minus the luck of the dice; 0 when cubeless.
+    pub cubeful: f64,
+}
+
+impl Trial {
+    /// The same trial seen by the other player.
+    pub fn flipped(self, stakes: &Stakes) -> Trial {
+        let p = self.probs;
+        Trial {
+            probs: [1.0 - p[0], p[3], p[4], p[1], p[2]],
+            cubeful: stakes.flip_value(self.cubeful),
+        }
+    }
+}
+
+/// How a trial starts: the cube, and whether the root player may double
+/// before its first roll (a cube rollout's "no double" trials may not).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Start {
+    pub cube: TrialCube,
+    pub root_may_double: bool,
+}
+
+/// The 36 rolls as ordered dice pairs.
+fn rolls36() -> [Dice; 36] {
+    std::array::from_fn(|k| Dice::new(k as u8 / 6 + 1, k as u8 % 6 + 1).expect("1..6"))
+}
+
+/// The two seeded shuffles of the 36 rolls that stratify the first two
+/// rolls of the trials.
+pub(crate) fn permutations(seed: u64) -> [[Dice; 36]; 2] {
+    use rand::seq::SliceRandom;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x005E_ED0F_D1CE);
+    let mut a = rolls36();
+    let mut b = rolls36();
+    a.shuffle(&mut rng);
+    b.shuffle(&mut rng);
+    [a, b]
+}
+
+pub(crate) struct Dicer {
+    rng: Xoshiro256PlusPlus,
+    fixed: [Option<Dice>; 2],
+    turn: usize,
+}
+
+impl Dicer {
+    pub fn new(s: &RolloutSettings, trial: u32, perms: &[[Dice; 36]; 2]) -> Dicer {
+        let rng = Xoshiro256PlusPlus::seed_from_u64(
+            s.seed.rotate_left(17) ^ u64::from(trial).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        );
+        let fixed = if s.quasi {
+            let i = trial as usize;
+            [Some(perms[0][i % 36]), Some(perms[1][(i / 36) % 36])]
+        } else {
+            [None, None]
+        };
+        Dicer {
+            rng,
+            fixed,
+            turn: 0,
+        }
+    }
+
+    pub fn roll(&mut self) -> Dice {
+        let t = self.turn;
+        self.turn += 1;
+        if t < 2 {
+            if let Some(d) = self.fixed[t] {
+                return d;
+            }
+        }
+        Dice::new(self.rng.gen_range(1..=6), self.rng.gen_range(1..=6)).expect("1..6")
+    }
+}
+
+/// Plays per roll the luck pass values with the net: the best few by
+/// pubeval's cheap linear score (see [`LuckPass`]).
+const LUCK_SHORTLIST: usize = 8;
+
+/// The luck pass of one turn: the 0-ply value of the best play of each of
+/// the 21 rolls, valued in one batch. Two economies keep it cheap, as
+/// gnubg's pruning nets do for its own 0-ply:
+/// - only the best [`LUCK_SHORTLIST`] plays of a roll by pubeval's linear
+///   score are valued by the net. Luck is then measured with a slightly
+///   different yardstick, the best of the shortlist, used alike for the
+///   roll thrown and the mean over rolls, so the adjustment stays unbiased
+///   (a roll's luck has mean zero for any fixed way of valuing it); the roll
+///   thrown still has every play valued, so the play chosen at 0-ply is the
+///   net's own choice;
+/// - rolls with the same pip total often reach the same board (`13/8` with
+///   41 and with 32), so each distinct board is valued once.
+#[derive(Default)]
+struct LuckPass {
+    list: MoveList,
+    /// Every play's board (mover's side), roll after roll.
+    after: Vec<Position>,
+    /// Each roll's range in `after`.
+    rolls: Vec<(usize, usize)>,
+    /// Per play: the game's end for the mover, or the index of its board
+    /// (opponent's side) in `boards`, or `None` when it is not valued.
+    slot: Vec<Option<Result<usize, Probs>>>,
+    /// Per play: on its roll's shortlist.
+    listed: Vec<bool>,
+    boards: Vec<Position>,
+    values: Vec<Probs>,
+    seen: FxHashMap<Position, usize>,
+    scores: Vec<(f32, usize)>,
+}
+
+impl LuckPass {
+    /// Values the plays of every roll; every play of `full` (the roll
+    /// thrown, when the play is chosen from this pass) is valued.
+    fn fill<E: Evaluator + ?Sized>(&mut self, base: &E, pos: &Position, full: Option<Dice>) {
+        self.after.clear();
+        self.rolls.clear();
+        self.slot.clear();
+        self.listed.clear();
+        self.boards.clear();
+        self.seen.clear();
+        let race = !pos.is_contact();
+        for r in Dice::all_21() {
+            generate(pos, r, &mut self.list);
+            let start = self.after.len();
+            let cands = self.list.as_slice();
+            let everyone = cands.len() <= LUCK_SHORTLIST;
+            if everyone {
+                self.listed.extend(std::iter::repeat_n(true, cands.len()));
+            } else {
+                self.scores.clear();
+                self.scores.extend(
+                    cands
+                        .iter()
+                        .enumerate()
+                        .map(|(i, c)| (crate::evaluation::pubeval::score(&c.position, race), i)),
+                );
+                // The shortlist: highest scores, the first on ties.
+                self.scores
+                    .sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+                let first = self.listed.len();
+                self.listed.extend(std::iter::repeat_n(false, cands.len()));
+                for &(_, i) in &self.scores[..LUCK_SHORTLIST] {
+                    self.listed[first + i] = true;
+                }
+            }
+            let value_all = Some(r) == full;
+            for (i, c) in cands.iter().enumerate() {
+                self.after.push(c.position);
+                if !(value_all || self.listed[start + i]) {
+                    self.slot.push(None);
+                    continue;
+                }
+                let slot = match final_result(&c.position) {
+                    Some(p) => Err(p),
+                    None => {
+                        let board = c.position.swapped();
+                        let next = self.boards.len();
+                        let j = *self.seen.entry(board).or_insert(next);
+                        if j == next {
+                            self.boards.push(board);
+                        }
+                        Ok(j)
+                    }
+                };
+                self.slot.push(Some(slot));
+            }
+            self.rolls.push((start, self.after.len()));
+        }
+        self.values.clear();
+        self.values.resize(self.boards.len(), Probs::default());
+        base.eval_batch(&self.boards, &mut self.values);
+    }
+
+    /// The best valued play of roll `k` (index into `after`) by the
+    /// mover's `valuation`, and its probabilities for the mover: among the
+    /// shortlist, or among every play.
+    fn best(&self, k: usize, shortlist: bool, valuation: &Valuation) -> (usize, Probs) {
+        let (a, b) = self.rolls[k];
+        let mut best: Option<(usize, Probs, f32)> = None;
+        for i in a..b {
+            if shortlist && !self.listed[i] {
+                continue;
+            }
+            let v = match self.slot[i] {
+                Some(Ok(j)) => self.values[j].flipped(),
+                Some(Err(p)) => p,
+                None => continue,
+            };
+            let x = valuation.value(&v, true);
+            if best.is_none_or(|(_, _, bx)| x > bx) {
+                best = Some((i, v, x));
+            }
+        }
+        let (i, v, _) = best.expect("every roll has a valued play");
+        (i, v)
+    }
+}
+
+/// Plays trial `trial` from `root` (the root player on roll).
+pub(crate) fn play_trial<E: Evaluator + ?Sized>(
+    base: &E,
+    exact: &(dyn Fn(&Position) -> Option<Probs> + Sync),
+    root: &Position,
+    s: &RolloutSettings,
+    start: Start,
+    trial: u32,
+    perms: &[[Dice; 36]; 2],
+) -> Trial {
+    let stakes = &s.stakes;
+    let mut dicer = Dicer::new(s, trial, perms);
+    let mut list = MoveList::new();
+    let mut scratch = LuckPass::default();
+    let mut pos = *root;
+    let mut mover_is_root = true;
+    let mut luck = [0.0f64; 5];
+    let mut cube_luck = 0.0f64;
+    let mut cube = start.cube;
+    let to_root = |p: Probs, mover_is_root: bool| if mover_is_root { p } else { p.flipped() };
+    let mut plies = 0u32;
+    let (outcome, cubeful): (Probs, f64) = loop {
+        // Value of the position for the mover, when the trial stops here.
+        let stop_value = if let Some(p) = exact(&pos) {
+            Some(p)
+        } else if s.truncate.is_some_and(|t| plies >= t) {
+            Some(base.eval(&pos))
+        } else {
+            None
+        };
+        if let Some(p) = stop_value {
+            let cv = if s.cubeful {
+                stakes.on_roll_value(&p, &pos, cube, mover_is_root)
+            } else {
+                0.0
+            };
+            break (to_root(p, mover_is_root), cv);
+        }
+        if s.cubeful && (plies > 0 || start.root_may_double) {
+            let p = base.eval(&pos);
+            match stakes.cube_move(&p, &pos, cube, mover_is_root) {
+                CubeMove::Roll => {}
+                CubeMove::DoubleTake => cube = cube.doubled(mover_is_root),
+                CubeMove::DoublePass => {
+                    let v = stakes.pass_value(cube, mover_is_root);
+                    break (to_root(Probs::certain(1), mover_is_root), v);
+                }
+            }
+        }
+        let valuation = stakes.valuation(cube, mover_is_root);
+        let dice = dicer.roll();
+        // At 0-ply the luck pass below finds the play for the roll thrown.
+        let mut played: Option<Position> = None;
+        if s.luck {
+            // The 0-ply value of each roll's best play, and of the roll
+            // thrown, from the root's side.
+            let mut mean = [0.0f64; 5];
+            let mut mean_cube = 0.0f64;
+            let mut thrown = [0.0f64; 5];
+            let mut thrown_cube = 0.0f64;
+            let thrown_roll = dice.high_first();
+            scratch.fill(base, &pos, (s.ply == 0).then_some(thrown_roll));
+            for (k, r) in Dice::all_21().enumerate() {
+                let (bi, best) = scratch.best(k, true, &valuation);
+                if s.ply == 0 && r == thrown_roll {
+                    played = Some(scratch.after[scratch.best(k, false, &valuation).0]);
+                }
+                let w = f64::from(r.weight()) / 36.0;
+                let cv = if s.cubeful {
+                    // After the play the opponent is on roll with the cube.
+                    let after_pos = scratch.after[bi].swapped();
+                    stakes.on_roll_value(&best.flipped(), &after_pos, cube, !mover_is_root)
+                } else {
+                    0.0
+                };
+                let rootwise = to_root(best, mover_is_root).0.map(f64::from);
+                for (m, &b) in mean.iter_mut().zip(&rootwise) {
+                    *m += w * b;
+                }
+                mean_cube += w * cv;
+                if r == thrown_roll {
+                    thrown = rootwise;
+                    thrown_cube = cv;
+                }
+            }
+            for k in 0..5 {
+                luck[k] += thrown[k] - mean[k];
+            }
+            cube_luck += thrown_cube - mean_cube;
+        }
+        let after = match played {
+            Some(a) => a,
+            None => {
+                generate(&pos, dice, &mut list);
+                let mut chooser = Searcher::new(base, s.ply).with_valuation(valuation);
+                let pick = chooser.choose(&pos, list.as_slice());
+                list.as_slice()[pick].position
+            }
+        };
+        plies += 1;
+        if let Some(p) = final_result(&after) {
+            break (
+                to_root(p, mover_is_root),
+                stakes.end_value(&p, cube, mover_is_root),
+            );
+        }
+        pos = after.swapped();
+        mover_is_root = !mover_is_root;
+    };
+    let mut probs = outcome.0.map(f64::from);
+    for k in 0..5 {
+        probs[k] -= luck[k];
+    }
+    Trial {
+        probs,
+        cubeful: cubeful - cube_luck,
+    }
+}
