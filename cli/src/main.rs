@@ -292,7 +292,11 @@ fn main() -> ExitCode {
             Ok(true) => return ExitCode::from(130),
             Err(e) => Err(e),
         },
-        Command::Met(args) => met_cmd::run(args),
+        Command::Met(args) => match met_cmd::run(args) {
+            Ok(true) => Ok(()),
+            Ok(false) => return ExitCode::from(130),
+            Err(e) => Err(e),
+        },
         Command::Annotate(args) => {
             match nets::load(args.weights.as_deref()).and_then(|ev| annotate_cmd::run(&ev, args)) {
                 Ok(true) => Ok(()),

@@ -6,6 +6,8 @@ use clap::Args;
 use serde_json::json;
 use sheshbesh_engine::cube::match_cube::{self, generate_from};
 use sheshbesh_engine::cube::met::{Met, Score};
+use sheshbesh_engine::formats::files::write_atomic;
+use sheshbesh_engine::rollout::met_rollout::{assemble, openings, rollout_opening, Opening};
 
 /// Options of `sheshbesh met`.
 #[derive(Args, Debug)]
@@ -29,6 +31,20 @@ pub struct MetArgs {
     /// 0.68, and print its largest difference from Kazaross-XG2.
     #[arg(long)]
     pub generate: bool,
+    /// With --generate: roll the table out instead, the opening at every
+    /// score up to --length (default 7) with a live cube, each player
+    /// moving first; written to --out, resumable (rerun the same command).
+    #[arg(long, requires = "generate")]
+    pub rollout: bool,
+    /// The gnubg MET XML file --rollout writes (its progress is kept
+    /// beside it in FILE.cells).
+    #[arg(long, requires = "rollout")]
+    pub out: Option<std::path::PathBuf>,
+    /// Checker-play depth inside the --rollout trials.
+    #[arg(long, default_value_t = 0, requires = "rollout")]
+    pub ply: u32,
+    #[command(flatten)]
+    pub rollout_options: crate::rollout_cmd::RolloutOptions,
     /// Weights for --generate.
     #[arg(long)]
     pub weights: Option<std::path::PathBuf>,
@@ -58,8 +74,174 @@ fn round(x: f32) -> f64 {
     (f64::from(x) * 1e5).round() / 1e5
 }
 
-/// Runs `sheshbesh met`.
-pub fn run(a: MetArgs) -> Result<()> {
+/// One rolled-out opening, as kept in the progress file.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Cell {
+    away: u32,
+    opp_away: u32,
+    post_crawford: bool,
+    mwc: f32,
+    se: f32,
+    trials: u32,
+    seed: u64,
+    ply: u32,
+}
+
+impl Cell {
+    fn opening(&self) -> Opening {
+        Opening {
+            away: self.away,
+            opp_away: self.opp_away,
+            post_crawford: self.post_crawford,
+        }
+    }
+}
+
+/// Rolls out a table of `--length` points (see `met_rollout`), keeping
+/// each finished opening in `OUT.cells` so a stopped run resumes; `None`
+/// when Ctrl-C stopped it.
+fn rollout_table(a: &MetArgs) -> Result<Option<(Met, f32)>> {
+    let Some(out) = &a.out else {
+        bail!("bad options: --rollout needs --out FILE, the table to write");
+    };
+    let length = a.length.unwrap_or(7);
+    if !(2..=25).contains(&length) {
+        bail!("bad length \"{length}\": roll out 2 to 25 points");
+    }
+    let length = length as u32;
+    let input = crate::input::parse_position("start")?;
+    let s = a.rollout_options.settings(&input, a.ply, true)?;
+    let cells_path = {
+        let mut p = out.clone().into_os_string();
+        p.push(".cells");
+        std::path::PathBuf::from(p)
+    };
+    let mut cells: Vec<Cell> = Vec::new();
+    if cells_path.exists() {
+        let text = std::fs::read_to_string(&cells_path).with_context(|| {
+            format!(
+                "bad progress file \"{}\": cannot read",
+                cells_path.display()
+            )
+        })?;
+        for (i, line) in text.lines().enumerate() {
+            let c: Cell = serde_json::from_str(line).with_context(|| {
+                format!(
+                    "bad progress file \"{}\", line {}",
+                    cells_path.display(),
+                    i + 1
+                )
+            })?;
+            if (c.trials, c.seed, c.ply) != (s.trials, s.seed, s.ply) {
+                bail!(
+                    "bad progress file \"{}\", line {}: made with {} trials, seed {}, ply {}; give the same settings or remove it",
+                    cells_path.display(),
+                    i + 1,
+                    c.trials,
+                    c.seed,
+                    c.ply
+                );
+            }
+            cells.push(c);
+        }
+    }
+    let ev = crate::nets::load(a.weights.as_deref())?;
+    let pool = a.rollout_options.pool()?;
+    let stop = crate::rollout_cmd::interrupt_flag();
+    let all = openings(length);
+    let todo: Vec<Opening> = all
+        .iter()
+        .copied()
+        .filter(|o| !cells.iter().any(|c| c.opening() == *o))
+        .collect();
+    let bar = crate::rollout_cmd::progress_bar(
+        u32::try_from(todo.len()).unwrap_or(u32::MAX) * s.trials,
+        !a.json,
+    );
+    let name = format!("Sheshbesh rollouts, {length} points");
+    let table = |cells: &[Cell]| {
+        let known = |o: Opening| cells.iter().find(|c| c.opening() == o).map(|c| c.mwc);
+        assemble(length, &known, Met::kazaross_xg2(), &name)
+    };
+    for (k, o) in todo.iter().enumerate() {
+        let so_far = table(&cells);
+        let done_before = k as u64 * u64::from(s.trials);
+        bar.set_message(format!(
+            "{}-away {}-away{}",
+            o.away,
+            o.opp_away,
+            if o.post_crawford {
+                " post-Crawford"
+            } else {
+                ""
+            }
+        ));
+        let e = pool.install(|| {
+            rollout_opening(&ev, &so_far, *o, &s, &stop, |n| {
+                bar.set_position(done_before + u64::from(n))
+            })
+        })?;
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            bar.finish_and_clear();
+            eprintln!(
+                "stopped: {} of {} openings rolled out, kept in {}; rerun the same command to resume",
+                cells.len(),
+                all.len(),
+                cells_path.display()
+            );
+            return Ok(None);
+        }
+        cells.push(Cell {
+            away: o.away,
+            opp_away: o.opp_away,
+            post_crawford: o.post_crawford,
+            mwc: e.mean,
+            se: e.se,
+            trials: s.trials,
+            seed: s.seed,
+            ply: s.ply,
+        });
+        let lines: String = cells
+            .iter()
+            .map(|c| serde_json::to_string(c).expect("a cell serializes") + "\n")
+            .collect();
+        write_atomic(&cells_path, lines.as_bytes())
+            .with_context(|| format!("writing {}", cells_path.display()))?;
+    }
+    bar.finish_and_clear();
+    // A table entry averages two openings: its error is half their
+    // errors' root sum of squares.
+    let worst_se = all
+        .iter()
+        .filter_map(|o| {
+            let find = |o: Opening| cells.iter().find(|c| c.opening() == o).map(|c| c.se);
+            Some(0.5 * find(*o)?.hypot(find(o.other_first())?))
+        })
+        .fold(0.0f32, f32::max);
+    let mut met = table(&cells);
+    met.description = format!(
+        "Cubeful match rollouts of the opening by Sheshbesh with its own net: {} trials per score and first player, {}-ply checker play, seed {}, variance reduction {}; largest standard error {:.4}.",
+        s.trials,
+        s.ply,
+        s.seed,
+        if s.luck { "on" } else { "off" },
+        worst_se
+    );
+    write_atomic(out, met.to_xml().as_bytes())
+        .with_context(|| format!("writing {}", out.display()))?;
+    Ok(Some((met, worst_se)))
+}
+
+/// Runs `sheshbesh met`; `Ok(false)` when Ctrl-C stopped a rollout.
+pub fn run(a: MetArgs) -> Result<bool> {
+    let mut rolled = None;
+    if a.rollout {
+        match rollout_table(&a)? {
+            Some(r) => rolled = Some(r),
+            None => return Ok(false),
+        }
+    }
+    let worst_se = rolled.as_ref().map(|r| r.1);
     let loaded;
     let mut met: &Met = match &a.table {
         Some(path) => {
@@ -73,7 +255,11 @@ pub fn run(a: MetArgs) -> Result<()> {
     };
     let generated;
     let mut largest_difference = None;
-    if a.generate {
+    if let Some((table, _)) = &rolled {
+        let worst = match_cube::largest_difference(table, Met::kazaross_xg2());
+        largest_difference = Some((worst.difference, worst.away, worst.opp_away));
+        met = table;
+    } else if a.generate {
         let ev = crate::nets::load(a.weights.as_deref())?;
         let k = Met::kazaross_xg2();
         generated = generate_from(&ev, k.length);
@@ -130,8 +316,12 @@ pub fn run(a: MetArgs) -> Result<()> {
             v["largest_difference"] =
                 json!({"value": round(d), "me_away": i, "opp_away": j, "against": "Kazaross XG2"});
         }
+        if let Some(se) = worst_se {
+            v["largest_se"] = json!(round(se));
+            v["out"] = json!(a.out.as_ref().map(|p| p.display().to_string()));
+        }
         println!("{v}");
-        return Ok(());
+        return Ok(true);
     }
     if let Some((me, opp, mwc, f, fo)) = facts {
         // The question asked, and nothing else: the table is for --length
@@ -145,7 +335,7 @@ pub fn run(a: MetArgs) -> Result<()> {
             f.gammon_value_me,
             f.gammon_value_opp
         );
-        return Ok(());
+        return Ok(true);
     }
     println!("{} ({}-point table)", met.name, met.length);
     print!("      ");
@@ -171,5 +361,12 @@ pub fn run(a: MetArgs) -> Result<()> {
             100.0 * d
         );
     }
-    Ok(())
+    if let (Some(se), Some(out)) = (worst_se, &a.out) {
+        println!(
+            "largest standard error {:.2}%; written to {}",
+            100.0 * se,
+            out.display()
+        );
+    }
+    Ok(true)
 }

@@ -112,3 +112,55 @@ fn cube_rollouts_refuse_a_cube_the_player_cannot_turn() {
     assert_eq!(code, 2);
     assert!(err.contains("bad level \"huge\""), "{err}");
 }
+
+#[test]
+fn a_rolled_out_table_is_written_read_back_and_resumed() {
+    let dir = std::env::temp_dir().join(format!("sheshbesh-met-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("t.xml");
+    let out_s = out.to_str().unwrap();
+    let args = [
+        "met",
+        "--generate",
+        "--rollout",
+        "--length",
+        "2",
+        "--trials",
+        "36",
+        "--out",
+        out_s,
+        "--json",
+    ];
+    let v = json(&args);
+    assert_eq!(v["length"], 2);
+    assert!(f(&v["largest_se"]) > 0.0 && f(&v["largest_difference"]["value"]) < 0.2);
+    let pre = &v["pre_crawford"];
+    // The two players' chances add up to one; 1-away 1-away is even.
+    assert_eq!(f(&pre[0][0]), 0.5);
+    assert!((f(&pre[0][1]) + f(&pre[1][0]) - 1.0).abs() < 1e-4, "{v}");
+    // The file is a table our reader (and gnubg's) takes.
+    let back = json(&["met", "--table", out_s, "--json"]);
+    assert_eq!(back["pre_crawford"], v["pre_crawford"]);
+    // Every opening is kept: a rerun rolls nothing out and says the same.
+    let cells = std::fs::read_to_string(dir.join("t.xml.cells")).unwrap();
+    assert_eq!(cells.lines().count(), 5, "{cells}");
+    assert_eq!(json(&args)["pre_crawford"], v["pre_crawford"]);
+    // Other settings do not resume silently from it.
+    let (code, _, err) = sheshbesh(&[
+        "met",
+        "--generate",
+        "--rollout",
+        "--length",
+        "2",
+        "--trials",
+        "72",
+        "--out",
+        out_s,
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("made with 36 trials"), "{err}");
+    let (code, _, err) = sheshbesh(&["met", "--generate", "--rollout"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--out"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -210,6 +210,39 @@ impl Met {
         })
     }
 
+    /// The table as a gnubg MET XML document (explicit tables), which
+    /// [`Met::from_xml`] and gnubg's `set matchequitytable` read back.
+    pub fn to_xml(&self) -> String {
+        let esc = |t: &str| {
+            t.replace('&', "&amp;")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;")
+        };
+        let row = |xs: &[f32]| {
+            let cells: String = xs
+                .iter()
+                .map(|x| format!("      <me>{x:.6}</me>\n"))
+                .collect();
+            format!("    <row>\n{cells}    </row>\n")
+        };
+        let mut out = String::from(
+            "<?xml version = \"1.0\"?>\n<!DOCTYPE met PUBLIC \"-//GNU Backgammon//DTD Match Equity Tables//EN\"\n                     \"met.dtd\">\n\n<met>\n  <info>\n",
+        );
+        out.push_str(&format!(
+            "    <name>{}</name>\n    <description>{}</description>\n    <length>{}</length>\n  </info>\n\n  <pre-crawford-table type=\"explicit\">\n",
+            esc(&self.name),
+            esc(&self.description),
+            self.length
+        ));
+        for r in &self.pre {
+            out.push_str(&row(r));
+        }
+        out.push_str("  </pre-crawford-table>\n\n  <post-crawford-table type=\"explicit\" player=\"both\">\n");
+        out.push_str(&row(&self.post));
+        out.push_str("  </post-crawford-table>\n\n</met>\n");
+        out
+    }
+
     /// Largest `|M[a][b] + M[b][a] - 1|` of the pre-Crawford table.
     pub fn asymmetry(&self) -> f32 {
         let mut worst = 0.0f32;
@@ -303,6 +336,21 @@ mod tests {
         let lose = 1.0 - m.mwc(s(2, 2)).unwrap();
         let want = (pass - lose) / (1.0 - lose);
         assert!((f.take_point - want).abs() < 1e-5, "{f:?} {want}");
+    }
+
+    #[test]
+    fn a_written_table_reads_back() {
+        let mut m = Met::kazaross_xg2().clone();
+        m.name = "a <test> & table".into();
+        let back = Met::from_xml(&m.to_xml()).unwrap();
+        assert_eq!(back.name, m.name);
+        assert_eq!(back.length, m.length);
+        for (a, b) in back.pre.iter().flatten().zip(m.pre.iter().flatten()) {
+            assert!((a - b).abs() < 1e-6);
+        }
+        for (a, b) in back.post.iter().zip(&m.post) {
+            assert!((a - b).abs() < 1e-6);
+        }
     }
 
     #[test]

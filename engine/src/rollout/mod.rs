@@ -24,6 +24,7 @@
 //!   double and double/take ([`rollout_cube`]), so their difference has a
 //!   much smaller error than either.
 
+pub mod met_rollout;
 mod stakes;
 mod trial;
 
@@ -200,7 +201,7 @@ fn cubeless_mwc(t: &Trial, root: &[f32; 6]) -> f64 {
         + lbg * a[5]
 }
 
-fn summarize(trials: &[Trial], s: &RolloutSettings) -> RolloutResult {
+pub(crate) fn summarize(trials: &[Trial], s: &RolloutSettings) -> RolloutResult {
     let mut probs = [0.0f32; 5];
     let mut probs_se = [0.0f32; 5];
     for k in 0..5 {
@@ -253,7 +254,7 @@ const FIRST_BATCH: u32 = 36;
 /// after each batch for `progress` and the target error; a `stop` is seen
 /// between trials, and the trials after the first one skipped are dropped,
 /// so the result always covers trials `0..n`.
-fn run_batches<T: Send, R>(
+pub(crate) fn run_batches<T: Send, R>(
     trials: u32,
     target_se: Option<f32>,
     stop: &AtomicBool,
@@ -318,6 +319,7 @@ fn run_trials<E: Evaluator + ?Sized>(
     let start = Start {
         cube: TrialCube::at_root(&s.stakes),
         root_may_double: true,
+        opening: false,
     };
     run_batches(
         s.trials,
@@ -394,10 +396,12 @@ pub fn rollout_cube<E: Evaluator + ?Sized>(
     let no_double = Start {
         cube: root,
         root_may_double: false,
+        opening: false,
     };
     let double_take = Start {
         cube: root.doubled(true),
         root_may_double: false,
+        opening: false,
     };
     let double_pass = s.stakes.root_equity(s.stakes.pass_value(root, true)) as f32;
     let summarize_pairs = |pairs: &[(Trial, Trial)]| {
@@ -468,6 +472,7 @@ pub fn rollout_moves<E: Evaluator + ?Sized>(
     let start = Start {
         cube: TrialCube::at_root(&theirs.stakes),
         root_may_double: true,
+        opening: false,
     };
     let mut trials: Vec<Vec<Trial>> = vec![Vec::new(); afters.len()];
     let mut alive: Vec<bool> = vec![true; afters.len()];
@@ -570,7 +575,7 @@ mod tests {
         let mut firsts = std::collections::HashSet::new();
         let mut pairs = std::collections::HashSet::new();
         for i in 0..1296 {
-            let mut d = Dicer::new(&s, i, &perms);
+            let mut d = Dicer::new(&s, i, &perms, false);
             let (a, b) = (d.roll(), d.roll());
             if i < 36 {
                 firsts.insert((a.first(), a.second()));
@@ -579,6 +584,20 @@ mod tests {
         }
         assert_eq!(firsts.len(), 36);
         assert_eq!(pairs.len(), 1296);
+        // An opening roll is never a double: the 30 others, each once in
+        // 30 trials, with or without stratification.
+        for quasi in [true, false] {
+            let s = RolloutSettings { quasi, ..s.clone() };
+            let mut firsts = std::collections::HashSet::new();
+            for i in 0..300 {
+                let d = Dicer::new(&s, i, &perms, true).roll();
+                assert!(!d.is_double());
+                if i < 30 {
+                    firsts.insert((d.first(), d.second()));
+                }
+            }
+            assert_eq!(firsts.len() == 30, quasi);
+        }
     }
 
     #[test]

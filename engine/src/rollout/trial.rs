@@ -38,12 +38,14 @@ impl Trial {
     }
 }
 
-/// How a trial starts: the cube, and whether the root player may double
-/// before its first roll (a cube rollout's "no double" trials may not).
+/// How a trial starts: the cube, whether the root player may double
+/// before its first roll (a cube rollout's "no double" trials may not),
+/// and whether the first roll is a game's opening roll (never a double).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Start {
     pub cube: TrialCube,
     pub root_may_double: bool,
+    pub opening: bool,
 }
 
 /// The 36 rolls as ordered dice pairs.
@@ -51,38 +53,62 @@ fn rolls36() -> [Dice; 36] {
     std::array::from_fn(|k| Dice::new(k as u8 / 6 + 1, k as u8 % 6 + 1).expect("1..6"))
 }
 
-/// The two seeded shuffles of the 36 rolls that stratify the first two
-/// rolls of the trials.
-pub(crate) fn permutations(seed: u64) -> [[Dice; 36]; 2] {
+/// Seeded shuffles that stratify the first two rolls of the trials: of
+/// the 36 rolls for the first and the second roll, and of the 30 that are
+/// not doubles for an opening roll.
+pub(crate) struct Perms {
+    first: [Dice; 36],
+    second: [Dice; 36],
+    opening: [Dice; 30],
+}
+
+pub(crate) fn permutations(seed: u64) -> Perms {
     use rand::seq::SliceRandom;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x005E_ED0F_D1CE);
-    let mut a = rolls36();
-    let mut b = rolls36();
-    a.shuffle(&mut rng);
-    b.shuffle(&mut rng);
-    [a, b]
+    let mut first = rolls36();
+    let mut second = rolls36();
+    first.shuffle(&mut rng);
+    second.shuffle(&mut rng);
+    let mut opening = [first[0]; 30];
+    for (slot, d) in opening
+        .iter_mut()
+        .zip(rolls36().into_iter().filter(|d| !d.is_double()))
+    {
+        *slot = d;
+    }
+    opening.shuffle(&mut rng);
+    Perms {
+        first,
+        second,
+        opening,
+    }
 }
 
 pub(crate) struct Dicer {
     rng: Xoshiro256PlusPlus,
     fixed: [Option<Dice>; 2],
+    opening: bool,
     turn: usize,
 }
 
 impl Dicer {
-    pub fn new(s: &RolloutSettings, trial: u32, perms: &[[Dice; 36]; 2]) -> Dicer {
+    pub fn new(s: &RolloutSettings, trial: u32, perms: &Perms, opening: bool) -> Dicer {
         let rng = Xoshiro256PlusPlus::seed_from_u64(
             s.seed.rotate_left(17) ^ u64::from(trial).wrapping_mul(0x9E37_79B9_7F4A_7C15),
         );
-        let fixed = if s.quasi {
-            let i = trial as usize;
-            [Some(perms[0][i % 36]), Some(perms[1][(i / 36) % 36])]
-        } else {
-            [None, None]
+        let i = trial as usize;
+        let fixed = match (s.quasi, opening) {
+            (false, _) => [None, None],
+            (true, false) => [Some(perms.first[i % 36]), Some(perms.second[(i / 36) % 36])],
+            (true, true) => [
+                Some(perms.opening[i % 30]),
+                Some(perms.second[(i / 30) % 36]),
+            ],
         };
         Dicer {
             rng,
             fixed,
+            opening,
             turn: 0,
         }
     }
@@ -95,7 +121,13 @@ impl Dicer {
                 return d;
             }
         }
-        Dice::new(self.rng.gen_range(1..=6), self.rng.gen_range(1..=6)).expect("1..6")
+        loop {
+            let d = Dice::new(self.rng.gen_range(1..=6), self.rng.gen_range(1..=6)).expect("1..6");
+            // An opening roll is rerolled on doubles, as at the table.
+            if !(t == 0 && self.opening && d.is_double()) {
+                return d;
+            }
+        }
     }
 }
 
@@ -229,10 +261,10 @@ pub(crate) fn play_trial<E: Evaluator + ?Sized>(
     s: &RolloutSettings,
     start: Start,
     trial: u32,
-    perms: &[[Dice; 36]; 2],
+    perms: &Perms,
 ) -> Trial {
     let stakes = &s.stakes;
-    let mut dicer = Dicer::new(s, trial, perms);
+    let mut dicer = Dicer::new(s, trial, perms, start.opening);
     let mut list = MoveList::new();
     let mut scratch = LuckPass::default();
     let mut pos = *root;
