@@ -14,11 +14,16 @@ error, the mean difference (the nets' systematic part) and how many
 positions agree within 2 combined standard errors, before and after
 removing the mean difference.
 
+It also prints the efficiency of each program, time times squared
+standard error (lower is better; each program on --threads threads, one
+position at a time), their ratio, the ratio of the per-trial standard
+errors (the strength of the variance reduction, whatever the trial count),
+and our rollouts on one thread against --threads (the scaling).
+
 Usage: python3 benches/rollout_gnubg.py [--gnubg-trials 648] [--trials 1296]
-          [--jobs 2] [--seed 1] [--json] [--check-luck]
+          [--threads 2] [--seed 1] [--json] [--check-luck]
 """
 import argparse
-import concurrent.futures as cf
 import gzip
 import json
 import math
@@ -27,6 +32,7 @@ import random
 import re
 import subprocess
 import tempfile
+import time
 
 import gnubg_nn as g
 
@@ -66,7 +72,7 @@ def sample(seed):
     return picked
 
 
-def gnubg_rollout(pid, trials, seed):
+def gnubg_rollout(pid, trials, seed, threads=1):
     cmds = "\n".join([
         "set player 0 human", "set player 1 human",
         f"set rollout trials {trials}",
@@ -75,17 +81,19 @@ def gnubg_rollout(pid, trials, seed):
         "set rollout quasirandom on", f"set rollout seed {seed}",
         # A money Match ID without dice: the position is rolled out before
         # the roll, like ours.
-        "set threads 1", "new game", "set matchid cAkAAAAAAAAA",
+        f"set threads {threads}", "new game", "set matchid cAkAAAAAAAAA",
         f"set board {pid}", "rollout", "",
     ])
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
         f.write(cmds)
         path = f.name
     try:
+        t0 = time.perf_counter()
         out = subprocess.run(
             ["script", "-q", "-c", f"/usr/games/gnubg -t < {path}", "/dev/null"],
             capture_output=True, text=True, timeout=3600,
         ).stdout.replace("\r", "")
+        seconds = time.perf_counter() - t0
     finally:
         os.unlink(path)
     out = out.split("Rollout done.")[-1]
@@ -94,17 +102,20 @@ def gnubg_rollout(pid, trials, seed):
     if not m:
         raise RuntimeError(f"{pid}: no rollout result in gnubg's output")
     v = [float(x) for x in m.groups()]
-    return {"equity": v[6], "se": v[7], "win": v[0]}
+    return {"equity": v[6], "se": v[7], "win": v[0], "seconds": seconds, "trials": trials}
 
 
-def ours_rollout(pid, trials, seed, extra=()):
+def ours_rollout(pid, trials, seed, extra=(), threads=1):
+    t0 = time.perf_counter()
     out = subprocess.run(
         [BINARY, "rollout", pid, "--trials", str(trials), "--seed", str(seed),
-         "--threads", "1", "--json", "--quiet", *extra],
+         "--threads", str(threads), "--json", "--quiet", *extra],
         capture_output=True, text=True, check=True,
     ).stdout
+    seconds = time.perf_counter() - t0
     v = json.loads(out)
-    return {"equity": v["equity"], "se": v["se"]["equity"], "win": v["probs"][0]}
+    return {"equity": v["equity"], "se": v["se"]["equity"], "win": v["probs"][0],
+            "seconds": seconds, "trials": v["trials"]}
 
 
 def main():
@@ -112,7 +123,8 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--gnubg-trials", type=int, default=648)
     ap.add_argument("--trials", type=int, default=1296)
-    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=2,
+                    help="threads of each program (one position at a time)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--check-luck", action="store_true",
@@ -121,9 +133,11 @@ def main():
     a = ap.parse_args()
 
     picked = sample(a.seed)
-    with cf.ThreadPoolExecutor(a.jobs) as ex:
-        theirs = list(ex.map(lambda p: gnubg_rollout(p[0], a.gnubg_trials, a.seed), picked))
-    ours = [ours_rollout(pid, a.trials, a.seed) for pid, _ in picked]
+    # One program at a time, one position at a time, each on --threads
+    # threads, so the timings compare.
+    theirs = [gnubg_rollout(pid, a.gnubg_trials, a.seed, a.threads) for pid, _ in picked]
+    ours = [ours_rollout(pid, a.trials, a.seed, threads=a.threads) for pid, _ in picked]
+    ours1 = [ours_rollout(pid, a.trials, a.seed, threads=1) for pid, _ in picked]
     rows = []
     for (pid, k), t, o in zip(picked, theirs, ours):
         diff = o["equity"] - t["equity"]
@@ -146,11 +160,27 @@ def main():
         if not a.json:
             print(f"luck-adjusted against plain rollouts: {agree}/{len(contact)} within 2 SE")
     bias = sum(r["diff"] for r in rows) / len(rows)
+    # Efficiency: time x SE^2 summed over the positions (the time one
+    # would need for a given error); per trial: SE x sqrt(trials).
+    eff_ours = sum(o["seconds"] * o["se"] ** 2 for o in ours)
+    eff_gnubg = sum(t["seconds"] * t["se"] ** 2 for t in theirs)
+    per_trial = [(o["se"] * math.sqrt(o["trials"])) / (t["se"] * math.sqrt(t["trials"]))
+                 for o, t in zip(ours, theirs) if t["se"] > 0 and o["se"] > 0]
+    se_ratio = math.exp(sum(math.log(x) for x in per_trial) / len(per_trial))
+    scaling = sum(o["seconds"] for o in ours1) / sum(o["seconds"] for o in ours)
+    summary = {
+        "efficiency_ratio": eff_gnubg / eff_ours,
+        "per_trial_se_ratio": se_ratio,
+        "seconds": {"ours": sum(o["seconds"] for o in ours),
+                    "gnubg": sum(t["seconds"] for t in theirs),
+                    "ours_1_thread": sum(o["seconds"] for o in ours1)},
+        "thread_scaling": scaling,
+    }
     within = sum(abs(r["diff"]) <= 2 * r["se"] for r in rows)
     within_b = sum(abs(r["diff"] - bias) <= 2 * r["se"] for r in rows)
     if a.json:
         print(json.dumps({"rows": rows, "mean_difference": bias,
-                          "within_2se": within, "within_2se_after_bias": within_b}))
+                          "within_2se": within, "within_2se_after_bias": within_b, **summary}))
         return
     print(f"{'position':<16} {'kind':<8} {'ours':>16} {'gnubg':>16} {'diff':>7} {'z':>5}")
     for r in rows:
@@ -162,6 +192,12 @@ def main():
     print(f"mean difference (ours - gnubg): {bias:+.4f}")
     print(f"within 2 combined SE: {within}/{len(rows)}; "
           f"after removing the mean difference: {within_b}/{len(rows)}")
+    print(f"per-trial standard error, ours over gnubg's (geometric mean): {se_ratio:.2f}")
+    print(f"time: ours {summary['seconds']['ours']:.1f} s ({a.trials} trials), "
+          f"gnubg {summary['seconds']['gnubg']:.1f} s ({a.gnubg_trials} trials), "
+          f"{a.threads} threads each")
+    print(f"efficiency (time x SE^2), gnubg's over ours: {summary['efficiency_ratio']:.2f}")
+    print(f"our rollouts on 1 thread against {a.threads}: {scaling:.2f} times faster")
 
 
 if __name__ == "__main__":
