@@ -608,6 +608,35 @@ fn annotate_reads_sgf_like_mat() {
 }
 
 #[test]
+fn annotate_reads_result_lines_with_a_losses_cell() {
+    // BackgammonGalaxy's dialect: the last line numbered, the winner's
+    // cell "Wins", the loser's "Losses" ("24)  Losses 2 point   Wins 2
+    // point and the match" when the right player won). The same game with
+    // the plain "Wins" line gives the same annotation.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/matches");
+    let plain = std::fs::read_to_string(dir.join("02_galaxy_2pt_match8062348.mat")).unwrap();
+    let mut lines: Vec<&str> = plain.lines().collect();
+    assert_eq!(lines.pop().map(str::trim), Some("Wins 2 point and the match"));
+    let with_losses = format!(
+        "{}\n 23)  Wins 2 point and the match       Losses 2 point\n",
+        lines.join("\n")
+    );
+    let tmp = std::env::temp_dir().join(format!("losses-{}.mat", std::process::id()));
+    std::fs::write(&tmp, with_losses).unwrap();
+    let run = |f: &std::path::Path| {
+        let (code, out, err) =
+            sheshbesh(&["annotate", f.to_str().unwrap(), "--ply", "0", "--json"]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        (v["players"].clone(), v["results"].clone())
+    };
+    let (a, b) = (run(&tmp), run(&dir.join("02_galaxy_2pt_match8062348.mat")));
+    std::fs::remove_file(&tmp).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(a.1[0]["points"], 2, "{:?}", a.1);
+}
+
+#[test]
 fn annotate_bad_input_names_file_and_line() {
     let dir = scratch("annotate-bad");
     let f = dir.join("bad.mat");

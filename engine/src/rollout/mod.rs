@@ -188,19 +188,6 @@ impl RolloutResult {
     }
 }
 
-/// The root player's cubeless MWC in a trial, from its probabilities.
-fn cubeless_mwc(t: &Trial, root: &[f32; 6]) -> f64 {
-    let a = root.map(f64::from);
-    let [w, wg, wbg, lg, lbg] = t.probs;
-    let l = 1.0 - w;
-    (w - wg) * a[0]
-        + (wg - wbg) * a[1]
-        + wbg * a[2]
-        + (l - lg) * a[3]
-        + (lg - lbg) * a[4]
-        + lbg * a[5]
-}
-
 pub(crate) fn summarize(trials: &[Trial], s: &RolloutSettings) -> RolloutResult {
     let mut probs = [0.0f32; 5];
     let mut probs_se = [0.0f32; 5];
@@ -214,8 +201,12 @@ pub(crate) fn summarize(trials: &[Trial], s: &RolloutSettings) -> RolloutResult 
     let (emg, mwc) = match stakes {
         Stakes::Money(_) => (None, None),
         Stakes::Match(m) => {
-            let root = m.outcomes().root;
-            let mwcs = trials.iter().map(move |t| cubeless_mwc(t, &root));
+            // The cubeless MWC is linear in the probabilities, so each
+            // trial's luck-adjusted ones give an unbiased MWC.
+            let outcomes = m.outcomes();
+            let mwcs = trials.iter().map(move |t| {
+                f64::from(outcomes.mwc(&Probs(t.probs.map(|x| x as f32)), true))
+            });
             (
                 Some(Estimate::of(mwcs.clone().map(|v| stakes.root_equity(v)))),
                 Some(Estimate::of(mwcs)),
