@@ -616,7 +616,10 @@ fn annotate_reads_result_lines_with_a_losses_cell() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/matches");
     let plain = std::fs::read_to_string(dir.join("02_galaxy_2pt_match8062348.mat")).unwrap();
     let mut lines: Vec<&str> = plain.lines().collect();
-    assert_eq!(lines.pop().map(str::trim), Some("Wins 2 point and the match"));
+    assert_eq!(
+        lines.pop().map(str::trim),
+        Some("Wins 2 point and the match")
+    );
     let with_losses = format!(
         "{}\n 23)  Wins 2 point and the match       Losses 2 point\n",
         lines.join("\n")

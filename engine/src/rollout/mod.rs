@@ -204,9 +204,9 @@ pub(crate) fn summarize(trials: &[Trial], s: &RolloutSettings) -> RolloutResult 
             // The cubeless MWC is linear in the probabilities, so each
             // trial's luck-adjusted ones give an unbiased MWC.
             let outcomes = m.outcomes();
-            let mwcs = trials.iter().map(move |t| {
-                f64::from(outcomes.mwc(&Probs(t.probs.map(|x| x as f32)), true))
-            });
+            let mwcs = trials
+                .iter()
+                .map(move |t| f64::from(outcomes.mwc(&Probs(t.probs.map(|x| x as f32)), true)));
             (
                 Some(Estimate::of(mwcs.clone().map(|v| stakes.root_equity(v)))),
                 Some(Estimate::of(mwcs)),

@@ -62,16 +62,6 @@ impl MatchStakes {
         })
     }
 
-    /// The score from the root player's side.
-    pub fn score(&self) -> Score {
-        self.score
-    }
-
-    /// The table.
-    pub fn met(&self) -> &Met {
-        &self.met
-    }
-
     /// The root player's MWC after each outcome at the root's cube.
     pub fn outcomes(&self) -> MatchOutcomes {
         outcomes(&self.met, self.score, self.cube)
