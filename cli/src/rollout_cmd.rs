@@ -8,14 +8,13 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
-use sheshbesh_engine::cube::decision::{owner_of, score_of, valuation};
-use sheshbesh_engine::cube::met::Met;
-use sheshbesh_engine::cube::money::{MoneyCube, Owner};
+use sheshbesh_engine::cube::decision::{owner_of, valuation};
+use sheshbesh_engine::cube::money::Owner;
 use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
 use sheshbesh_engine::formats::position_id;
 use sheshbesh_engine::rollout::{
-    rollout, rollout_cube, rollout_moves, CubeRollout, Estimate, MatchStakes, RolloutLevel,
-    RolloutResult, RolloutSettings, Stakes,
+    rollout, rollout_cube, rollout_moves, CubeRollout, Estimate, RolloutLevel, RolloutResult,
+    RolloutSettings, Stakes,
 };
 use sheshbesh_engine::search::ply::{rank_moves, MoveFilter};
 
@@ -85,28 +84,6 @@ pub struct RolloutOptions {
     pub no_quasi: bool,
 }
 
-/// The stakes of `input`: money with its cube rules, or the match at its
-/// score and cube, priced by Kazaross-XG2.
-pub fn stakes_of(input: &Input) -> Result<Stakes> {
-    let state = &input.state;
-    let owner = owner_of(state.cube, state.on_roll);
-    if state.is_money() {
-        return Ok(Stakes::Money(MoneyCube {
-            owner,
-            jacoby: state.jacoby,
-            beavers: state.beavers,
-        }));
-    }
-    let cube = u32::try_from(state.cube.value()).unwrap_or(u32::MAX);
-    let met = Arc::new(Met::kazaross_xg2().clone());
-    Ok(Stakes::Match(MatchStakes::new(
-        met,
-        score_of(state, state.on_roll),
-        cube,
-        owner,
-    )?))
-}
-
 impl RolloutOptions {
     /// The settings for `input` with checker play at `ply`.
     pub fn settings(&self, input: &Input, ply: u32, cubeful: bool) -> Result<RolloutSettings> {
@@ -119,7 +96,7 @@ impl RolloutOptions {
             quasi: !self.no_quasi,
             seed: self.seed,
             target_se: self.target_se,
-            stakes: stakes_of(input)?,
+            stakes: Stakes::for_state(&input.state)?,
         };
         if let Some(name) = &self.level {
             let Some(level) = RolloutLevel::parse(name) else {

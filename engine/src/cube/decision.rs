@@ -81,11 +81,20 @@ pub fn valuation(state: &MatchState, me: Player) -> Result<Valuation, MetError> 
     if state.is_money() {
         return Ok(Valuation::Money);
     }
-    let met = Met::kazaross_xg2();
-    let score = score_of(state, me);
-    let c = i32::try_from(state.cube.value()).unwrap_or(i32::MAX / 4);
-    let after = |k: i32| met.after(score, k * c);
-    Ok(Valuation::Match(MatchOutcomes {
+    let c = u32::try_from(state.cube.value()).unwrap_or(u32::MAX / 4);
+    Ok(Valuation::Match(outcomes(
+        Met::kazaross_xg2(),
+        score_of(state, me),
+        c,
+    )?))
+}
+
+/// The MWC of the player at `score` after each outcome of the game at
+/// cube `cube`, from `met`.
+pub fn outcomes(met: &Met, score: Score, cube: u32) -> Result<MatchOutcomes, MetError> {
+    let c = i32::try_from(cube).unwrap_or(i32::MAX / 4);
+    let after = |k: i32| met.after(score, k.saturating_mul(c));
+    Ok(MatchOutcomes {
         root: [
             after(1)?,
             after(2)?,
@@ -94,7 +103,7 @@ pub fn valuation(state: &MatchState, me: Player) -> Result<Valuation, MetError> 
             after(-2)?,
             after(-3)?,
         ],
-    }))
+    })
 }
 
 /// Converts cubeless outcome probabilities (for `me`) into EMG at the

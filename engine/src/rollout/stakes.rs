@@ -10,10 +10,12 @@
 
 use std::sync::Arc;
 
+use crate::cube::decision::{owner_of, score_of};
 use crate::cube::match_cube::match_decision;
 use crate::cube::met::{Met, MetError, Score};
 use crate::cube::money::{self, CubeAction, CubeDecision, MoneyCube, Owner};
 use crate::evaluation::probs::Probs;
+use crate::rules::match_state::MatchState;
 use crate::rules::position::Position;
 use crate::search::valuation::{MatchOutcomes, Valuation};
 
@@ -24,6 +26,33 @@ pub enum Stakes {
     Money(MoneyCube),
     /// A match at a score.
     Match(MatchStakes),
+}
+
+/// Kazaross-XG2, shared by every match rollout that prices with it.
+static KAZAROSS: std::sync::LazyLock<Arc<Met>> =
+    std::sync::LazyLock::new(|| Arc::new(Met::kazaross_xg2().clone()));
+
+impl Stakes {
+    /// The stakes of the game in `state`, from the player on roll: money
+    /// under its cube rules, or the match at its score and cube, priced by
+    /// Kazaross-XG2 as every other match-aware answer is.
+    pub fn for_state(state: &MatchState) -> Result<Stakes, MetError> {
+        let owner = owner_of(state.cube, state.on_roll);
+        if state.is_money() {
+            return Ok(Stakes::Money(MoneyCube {
+                owner,
+                jacoby: state.jacoby,
+                beavers: state.beavers,
+            }));
+        }
+        let cube = u32::try_from(state.cube.value()).unwrap_or(u32::MAX);
+        Ok(Stakes::Match(MatchStakes::new(
+            KAZAROSS.clone(),
+            score_of(state, state.on_roll),
+            cube,
+            owner,
+        )?))
+    }
 }
 
 impl Default for Stakes {
@@ -70,25 +99,15 @@ impl MatchStakes {
 
 /// The MWC of the player at `score` after each outcome at cube `c`.
 fn outcomes(met: &Met, score: Score, c: u32) -> MatchOutcomes {
-    let c = c as i32;
-    let after = |k: i32| lookup(met, score, k * c);
-    MatchOutcomes {
-        root: [
-            after(1),
-            after(2),
-            after(3),
-            after(-1),
-            after(-2),
-            after(-3),
-        ],
-    }
+    crate::cube::decision::outcomes(met, score, c)
+        .expect("scores in a trial are no farther from the end than the root's")
 }
 
 /// `met.after`, for scores no farther from the end than the root's, which
 /// [`MatchStakes::new`] checked.
 fn lookup(met: &Met, score: Score, points: i32) -> f32 {
     met.after(score, points)
-        .unwrap_or(if points > 0 { 1.0 } else { 0.0 })
+        .expect("scores in a trial are no farther from the end than the root's")
 }
 
 /// The cube during a trial: its value in units of the root's cube, and
