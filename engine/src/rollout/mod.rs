@@ -20,11 +20,15 @@
 //!   at the mover's score and cube, and cubeful trials double, take and
 //!   pass by the match cube model and end with the MWC the result is worth;
 //!   in money play by the money cube model, scoring points times the cube.
+//! - Shards ([`rollout_shard`], [`merge_shards`]): trial ranges played
+//!   apart (other processes, other machines) merge into exactly the result
+//!   of one run.
 //! - A cube decision is rolled out as two rollouts on the same dice, no
 //!   double and double/take ([`rollout_cube`]), so their difference has a
 //!   much smaller error than either.
 
 pub mod met_rollout;
+mod shard;
 mod stakes;
 mod trial;
 
@@ -36,6 +40,7 @@ use crate::cube::money::CubeAction;
 use crate::evaluation::evaluator::{final_result, Evaluator};
 use crate::evaluation::probs::Probs;
 use crate::rules::position::Position;
+pub use shard::{merge_shards, rollout_shard, RolloutShard, ShardError};
 use stakes::TrialCube;
 pub use stakes::{MatchStakes, Stakes};
 use trial::{permutations, play_trial, Start, Trial};
@@ -609,6 +614,82 @@ mod tests {
                 .install(|| rollout(&ev, &Position::start(), &s, &stop, |_| {}))
         };
         assert_eq!(run(1), run(3));
+    }
+
+    #[test]
+    fn shards_merge_into_exactly_the_rollout_for_any_split() {
+        let ev = evaluator(None);
+        let pos = Position::start();
+        let stop = AtomicBool::new(false);
+        for cubeful in [false, true] {
+            let s = RolloutSettings {
+                trials: 75,
+                truncate: Some(5),
+                cubeful,
+                seed: 9,
+                ..RolloutSettings::default()
+            };
+            let whole = rollout(&ev, &pos, &s, &stop, |_| {});
+            for cuts in [vec![], vec![1], vec![36, 37], vec![10, 20, 50, 74]] {
+                let mut bounds = vec![0];
+                bounds.extend(cuts.iter().copied());
+                bounds.push(s.trials);
+                // Shards given in reverse order, each through its bytes.
+                let shards: Vec<RolloutShard> = bounds
+                    .windows(2)
+                    .rev()
+                    .map(|w| {
+                        let shard = rollout_shard(&ev, &pos, &s, w[0]..w[1]).unwrap();
+                        RolloutShard::from_bytes(&shard.to_bytes()).unwrap()
+                    })
+                    .collect();
+                assert_eq!(merge_shards(&pos, &s, &shards).unwrap(), whole, "{cuts:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn shards_that_do_not_tile_or_belong_elsewhere_are_refused() {
+        let ev = evaluator(None);
+        let pos = Position::start();
+        let s = RolloutSettings {
+            trials: 20,
+            truncate: Some(3),
+            ..RolloutSettings::default()
+        };
+        let shard = |r: std::ops::Range<u32>| rollout_shard(&ev, &pos, &s, r).unwrap();
+        let (a, b, c) = (shard(0..10), shard(10..20), shard(5..15));
+        assert!(matches!(
+            merge_shards(&pos, &s, std::slice::from_ref(&a)),
+            Err(ShardError::Tiling { at: 10, .. })
+        ));
+        assert!(matches!(
+            merge_shards(&pos, &s, &[a.clone(), b.clone(), c]),
+            Err(ShardError::Tiling { at: 5, .. })
+        ));
+        let other = RolloutSettings {
+            seed: 2,
+            ..s.clone()
+        };
+        assert!(matches!(
+            merge_shards(&pos, &other, &[a.clone(), b.clone()]),
+            Err(ShardError::Foreign { start: 0, .. })
+        ));
+        assert!(merge_shards(&pos, &s, &[b, a.clone()]).is_ok());
+        assert!(matches!(
+            rollout_shard(&ev, &pos, &s, 15..21),
+            Err(ShardError::Range { .. })
+        ));
+        let mut bytes = a.to_bytes();
+        bytes.pop();
+        assert!(matches!(
+            RolloutShard::from_bytes(&bytes),
+            Err(ShardError::Bytes(_))
+        ));
+        assert!(matches!(
+            RolloutShard::from_bytes(b"not a shard"),
+            Err(ShardError::Bytes(_))
+        ));
     }
 
     #[test]
