@@ -72,7 +72,7 @@ pub struct AnnotateArgs {
 
 /// The inputs: files as given, directories expanded to their match files
 /// (sorted).
-fn collect(args: &[PathBuf]) -> Result<Vec<PathBuf>> {
+pub fn collect(args: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for a in args {
         if a.is_dir() {
@@ -138,7 +138,13 @@ fn looks_like_a_match(path: &std::path::Path) -> bool {
 /// Reads a match file, SGF by extension or by its first character.
 fn load(path: &Path) -> std::result::Result<MatchFile, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
-    let text = String::from_utf8_lossy(&bytes);
+    parse(path, &bytes)
+}
+
+/// Reads a match file's bytes: gnubg SGF (by its extension or its opening
+/// parenthesis) or .mat in any dialect.
+fn parse(path: &Path, bytes: &[u8]) -> std::result::Result<MatchFile, String> {
+    let text = String::from_utf8_lossy(bytes);
     let is_sgf = path.extension().is_some_and(|e| e == "sgf")
         || text
             .trim_start_matches('\u{feff}')
@@ -281,6 +287,28 @@ pub fn run(ev: &NetEvaluator, a: AnnotateArgs) -> Result<bool> {
     Ok(rows.iter().all(|r| matches!(r, Row::Ok { .. })))
 }
 
+/// `annotate FILE --json --ply PLY` with the default marks, for the file
+/// at `path`, or named `path` with these `bytes` (read elsewhere: on a
+/// cluster the worker need not see the driver's disk): the file's JSON
+/// line (or its error object) and its row of the final table.
+pub fn file_answer(
+    ev: &NetEvaluator,
+    path: &Path,
+    bytes: Option<&[u8]>,
+    ply: u32,
+) -> (String, Row) {
+    let settings = Settings {
+        ply,
+        thresholds: Thresholds::default(),
+    };
+    let result = isolated(|| {
+        bytes
+            .map_or_else(|| load(path), |b| parse(path, b))
+            .and_then(|m| annotate::annotate(&m, ev, &settings).map_err(|e| e.to_string()))
+    });
+    (json_text(path, &result, ply), Row::of(path, &result))
+}
+
 /// A file annotated on its own: even a defect that panics on one file
 /// becomes that file's error, and the others' results stand.
 fn annotate_isolated(
@@ -288,10 +316,16 @@ fn annotate_isolated(
     ev: &NetEvaluator,
     settings: &Settings,
 ) -> std::result::Result<Annotation, String> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    isolated(|| {
         load(path).and_then(|m| annotate::annotate(&m, ev, settings).map_err(|e| e.to_string()))
-    }))
-    .unwrap_or_else(|panic| {
+    })
+}
+
+/// Runs one file's annotation, a panic turned into the file's error.
+fn isolated(
+    f: impl FnOnce() -> std::result::Result<Annotation, String>,
+) -> std::result::Result<Annotation, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|panic| {
         let why = panic
             .downcast_ref::<&str>()
             .map(|s| s.to_string())
@@ -312,7 +346,8 @@ struct Rendered {
 }
 
 /// A file's line in the table of several files.
-enum Row {
+#[derive(serde::Serialize, serde::Deserialize)]
+pub enum Row {
     Ok {
         path: PathBuf,
         games: usize,
@@ -627,7 +662,8 @@ fn summary(ann: &Annotation) -> String {
 }
 
 /// The batch table: every file with its result or its error.
-fn table(rows: &[Row]) -> String {
+/// The final table of several files, from their rows.
+pub fn table(rows: &[Row]) -> String {
     let mut s = String::new();
     let w = rows
         .iter()

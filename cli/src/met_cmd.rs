@@ -3,7 +3,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use serde_json::json;
+use serde_json::{json, Value};
 use sheshbesh_engine::cube::match_cube::{self, generate_from};
 use sheshbesh_engine::cube::met::{Met, Score};
 use sheshbesh_engine::formats::files::write_atomic;
@@ -233,6 +233,82 @@ fn rollout_table(a: &MetArgs) -> Result<Option<(Met, f32)>> {
 }
 
 /// Runs `sheshbesh met`; `Ok(false)` when Ctrl-C stopped a rollout.
+/// A table file (gnubg's MET XML), or Kazaross-XG2.
+pub fn load_table(path: Option<&std::path::Path>) -> Result<std::borrow::Cow<'static, Met>> {
+    let Some(path) = path else {
+        return Ok(std::borrow::Cow::Borrowed(Met::kazaross_xg2()));
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("bad table \"{}\": cannot read", path.display()))?;
+    let met = Met::from_xml(&text).with_context(|| format!("bad table \"{}\"", path.display()))?;
+    Ok(std::borrow::Cow::Owned(met))
+}
+
+/// The rows and columns shown: `--length`, else the whole table for JSON
+/// and at most 15 for text.
+pub fn length_of(met: &Met, length: Option<usize>, json: bool) -> Result<usize> {
+    let length = length.unwrap_or(if json { met.length } else { met.length.min(15) });
+    if length == 0 || length > met.length {
+        bail!(
+            "bad length \"{length}\": the table covers 1 to {}",
+            met.length
+        );
+    }
+    Ok(length)
+}
+
+/// The facts at a score `A,B`: the MWC, and take points and gammon values
+/// from each side.
+pub struct Facts {
+    me: u32,
+    opp: u32,
+    mwc: f32,
+    f: sheshbesh_engine::cube::met::ScoreFacts,
+    fo: sheshbesh_engine::cube::met::ScoreFacts,
+}
+
+/// Reads `--score A,B` and looks its facts up in `met` at cube `cube`.
+pub fn facts_at(met: &Met, score: &str, cube: u32) -> Result<Facts> {
+    let (me, opp) = parse_score(score)?;
+    let at = |me, opp| Score {
+        me,
+        opp,
+        post_crawford: false,
+    };
+    Ok(Facts {
+        me,
+        opp,
+        mwc: met.mwc(at(me, opp))?,
+        f: met.facts(at(me, opp), cube)?,
+        fo: met.facts(at(opp, me), cube)?,
+    })
+}
+
+/// `met --json`'s table (to `length`) and the facts at a score.
+pub fn json_answer(met: &Met, length: usize, facts: Option<&Facts>, cube: u32) -> Value {
+    let mut v = json!({
+        "name": met.name,
+        "length": length,
+        "pre_crawford": met.pre[..length].iter().map(|r| r[..length].iter().map(|&x| round(x)).collect::<Vec<_>>()).collect::<Vec<_>>(),
+        "post_crawford": met.post[..length].iter().map(|&x| round(x)).collect::<Vec<_>>(),
+    });
+    if let Some(Facts {
+        me,
+        opp,
+        mwc,
+        f,
+        fo,
+    }) = facts
+    {
+        v["score"] = json!({
+            "me_away": me, "opp_away": opp, "cube": cube, "mwc": round(*mwc),
+            "take_point_opp": round(f.take_point), "take_point_me": round(fo.take_point),
+            "gammon_value_me": round(f.gammon_value_me), "gammon_value_opp": round(f.gammon_value_opp),
+        });
+    }
+    v
+}
+
 pub fn run(a: MetArgs) -> Result<bool> {
     let mut rolled = None;
     if a.rollout {
@@ -242,17 +318,8 @@ pub fn run(a: MetArgs) -> Result<bool> {
         }
     }
     let worst_se = rolled.as_ref().map(|r| r.1);
-    let loaded;
-    let mut met: &Met = match &a.table {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("bad table \"{}\": cannot read", path.display()))?;
-            loaded = Met::from_xml(&text)
-                .with_context(|| format!("bad table \"{}\"", path.display()))?;
-            &loaded
-        }
-        None => Met::kazaross_xg2(),
-    };
+    let loaded = load_table(a.table.as_deref())?;
+    let mut met: &Met = &loaded;
     let generated;
     let mut largest_difference = None;
     if let Some((table, _)) = &rolled {
@@ -267,51 +334,14 @@ pub fn run(a: MetArgs) -> Result<bool> {
         largest_difference = Some((worst.difference, worst.away, worst.opp_away));
         met = &generated;
     }
-    let length = a.length.unwrap_or(if a.json {
-        met.length
-    } else {
-        met.length.min(15)
-    });
-    if length == 0 || length > met.length {
-        bail!(
-            "bad length \"{length}\": the table covers 1 to {}",
-            met.length
-        );
-    }
-    let facts = match &a.score {
-        Some(s) => {
-            let (me, opp) = parse_score(s)?;
-            let score = Score {
-                me,
-                opp,
-                post_crawford: false,
-            };
-            let mwc = met.mwc(score)?;
-            let f = met.facts(score, a.cube)?;
-            let back = Score {
-                me: opp,
-                opp: me,
-                post_crawford: false,
-            };
-            let fo = met.facts(back, a.cube)?;
-            Some((me, opp, mwc, f, fo))
-        }
-        None => None,
-    };
+    let length = length_of(met, a.length, a.json)?;
+    let facts = a
+        .score
+        .as_deref()
+        .map(|s| facts_at(met, s, a.cube))
+        .transpose()?;
     if a.json {
-        let mut v = json!({
-            "name": met.name,
-            "length": length,
-            "pre_crawford": met.pre[..length].iter().map(|r| r[..length].iter().map(|&x| round(x)).collect::<Vec<_>>()).collect::<Vec<_>>(),
-            "post_crawford": met.post[..length].iter().map(|&x| round(x)).collect::<Vec<_>>(),
-        });
-        if let Some((me, opp, mwc, f, fo)) = facts {
-            v["score"] = json!({
-                "me_away": me, "opp_away": opp, "cube": a.cube, "mwc": round(mwc),
-                "take_point_opp": round(f.take_point), "take_point_me": round(fo.take_point),
-                "gammon_value_me": round(f.gammon_value_me), "gammon_value_opp": round(f.gammon_value_opp),
-            });
-        }
+        let mut v = json_answer(met, length, facts.as_ref(), a.cube);
         if let Some((d, i, j)) = largest_difference {
             v["largest_difference"] =
                 json!({"value": round(d), "me_away": i, "opp_away": j, "against": "Kazaross XG2"});
@@ -323,7 +353,14 @@ pub fn run(a: MetArgs) -> Result<bool> {
         println!("{v}");
         return Ok(true);
     }
-    if let Some((me, opp, mwc, f, fo)) = facts {
+    if let Some(Facts {
+        me,
+        opp,
+        mwc,
+        f,
+        fo,
+    }) = facts
+    {
         // The question asked, and nothing else: the table is for --length
         // without --score.
         println!(

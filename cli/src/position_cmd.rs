@@ -17,7 +17,8 @@ use crate::Output;
 
 const MAX_PLY: u32 = 4;
 
-fn check_ply(ply: u32) -> Result<()> {
+/// Refuses a ply deeper than the commands search.
+pub fn check_ply(ply: u32) -> Result<()> {
     if ply > MAX_PLY {
         bail!("bad ply \"{ply}\": give 0 to {MAX_PLY}");
     }
@@ -59,71 +60,76 @@ pub fn hint(
 ) -> Result<()> {
     check_ply(ply)?;
     run(vec![position, dice], out, |parts| {
-        let input = input_of(parts, 2)?;
-        let dice = dice_for(&input, parts.get(1).copied())?;
-        // At a match score plays rank by EMG (shown with the MWC it is
-        // worth, as gnubg shows them); in money play by money equity.
-        let valuation = valuation(&input.state, input.state.on_roll)?;
-        let ranked = rank_moves(ev, &input.position, dice, ply, MoveFilter::ROOT, valuation);
-        let mwc = |equity: f32| match valuation {
-            Valuation::Money => None,
-            Valuation::Match(m) => Some(m.mwc_of_emg(equity)),
-        };
-        let best = ranked[0].equity;
-        let moves: Vec<Value> = ranked
-            .iter()
-            .map(|r| {
-                let mut m = json!({
-                    "move": r.candidate.mv.to_string(),
-                    "position_id": position_id::encode(&r.candidate.position.swapped()),
-                    "probs": probs_json(&r.probs),
-                    "equity": round(r.equity),
-                    "ply": r.ply,
-                });
-                if let Some(w) = mwc(r.equity) {
-                    m["mwc"] = json!(round(w));
-                }
-                m
-            })
-            .collect();
-        let mut text = format!(
-            "{} play{} for {dice}{}:",
-            ranked.len(),
-            if ranked.len() == 1 { "" } else { "s" },
-            if mwc(0.0).is_some() {
-                " (EMG, MWC)"
-            } else {
-                ""
-            }
-        );
-        for (i, r) in ranked.iter().enumerate() {
-            let name = if r.candidate.mv.is_empty() {
-                "(no legal move)".to_string()
-            } else {
-                r.candidate.mv.to_string()
-            };
-            let diff = if i == 0 {
-                String::new()
-            } else {
-                format!("({:+.3})", r.equity - best)
-            };
-            let w = mwc(r.equity).map_or(String::new(), |w| format!(" {:5.1}%", 100.0 * w));
-            text.push_str(&format!(
-                "\n{:>3}. {}-ply {name:<22} {:+.3}{w} {diff:>9}  {}",
-                i + 1,
-                r.ply,
-                r.equity,
-                probs_text(&r.probs)
-            ));
-        }
-        let v = json!({
-            "position_id": position_id::encode(&input.position),
-            "dice": dice.to_string(),
-            "ply": ply,
-            "moves": moves,
-        });
-        Ok((v, text))
+        hint_answer(ev, parts, ply)
     })
+}
+
+/// What `hint` answers for the words `parts` (POSITION [DICE]).
+pub fn hint_answer(ev: &NetEvaluator, parts: &[&str], ply: u32) -> Result<(Value, String)> {
+    let input = input_of(parts, 2)?;
+    let dice = dice_for(&input, parts.get(1).copied())?;
+    // At a match score plays rank by EMG (shown with the MWC it is
+    // worth, as gnubg shows them); in money play by money equity.
+    let valuation = valuation(&input.state, input.state.on_roll)?;
+    let ranked = rank_moves(ev, &input.position, dice, ply, MoveFilter::ROOT, valuation);
+    let mwc = |equity: f32| match valuation {
+        Valuation::Money => None,
+        Valuation::Match(m) => Some(m.mwc_of_emg(equity)),
+    };
+    let best = ranked[0].equity;
+    let moves: Vec<Value> = ranked
+        .iter()
+        .map(|r| {
+            let mut m = json!({
+                "move": r.candidate.mv.to_string(),
+                "position_id": position_id::encode(&r.candidate.position.swapped()),
+                "probs": probs_json(&r.probs),
+                "equity": round(r.equity),
+                "ply": r.ply,
+            });
+            if let Some(w) = mwc(r.equity) {
+                m["mwc"] = json!(round(w));
+            }
+            m
+        })
+        .collect();
+    let mut text = format!(
+        "{} play{} for {dice}{}:",
+        ranked.len(),
+        if ranked.len() == 1 { "" } else { "s" },
+        if mwc(0.0).is_some() {
+            " (EMG, MWC)"
+        } else {
+            ""
+        }
+    );
+    for (i, r) in ranked.iter().enumerate() {
+        let name = if r.candidate.mv.is_empty() {
+            "(no legal move)".to_string()
+        } else {
+            r.candidate.mv.to_string()
+        };
+        let diff = if i == 0 {
+            String::new()
+        } else {
+            format!("({:+.3})", r.equity - best)
+        };
+        let w = mwc(r.equity).map_or(String::new(), |w| format!(" {:5.1}%", 100.0 * w));
+        text.push_str(&format!(
+            "\n{:>3}. {}-ply {name:<22} {:+.3}{w} {diff:>9}  {}",
+            i + 1,
+            r.ply,
+            r.equity,
+            probs_text(&r.probs)
+        ));
+    }
+    let v = json!({
+        "position_id": position_id::encode(&input.position),
+        "dice": dice.to_string(),
+        "ply": ply,
+        "moves": moves,
+    });
+    Ok((v, text))
 }
 
 /// Probabilities at `ply` and the cube decision: money by Janowski's
@@ -160,70 +166,76 @@ pub fn cube_analysis(ev: &NetEvaluator, input: &Input, ply: u32) -> Result<CubeA
 /// `sheshbesh eval`.
 pub fn eval(ev: &NetEvaluator, position: Option<&str>, ply: u32, out: Output) -> Result<()> {
     check_ply(ply)?;
-    run(vec![position], out, |parts| {
-        let input = input_of(parts, 1)?;
-        let a = cube_analysis(ev, &input, ply)?;
-        let (p, d) = (a.probs, a.decision);
-        let action = d.action.words(a.redouble);
-        let v = json!({
-            "position_id": position_id::encode(&input.position),
-            "ply": ply,
-            "probs": probs_json(&p),
-            "equity": round(p.equity()),
-            "cubeful": {
-                "no_double": round(d.no_double),
-                "double_take": round(d.double_take),
-                "double_pass": round(d.double_pass),
-            },
-            "cube_action": action,
-            "take_point": round(d.take_point),
-            "cash_point": round(d.cash_point),
-            "cube_efficiency": round(a.efficiency),
-            "match_play": a.match_play,
-        });
-        let unit = if a.match_play { "EMG" } else { "equity" };
-        let text = format!(
-            "{}-ply evaluation for the player on roll\n  {}\n  cubeless equity {:+.3}\n  cubeful {unit}: no double {:+.3}, double/take {:+.3}, double/pass {:+.3}\n  proper cube action: {action}",
-            ply,
-            probs_text(&p),
-            p.equity(),
-            d.no_double,
-            d.double_take,
-            d.double_pass
-        );
-        Ok((v, text))
-    })
+    run(vec![position], out, |parts| eval_answer(ev, parts, ply))
+}
+
+/// What `eval` answers for the words `parts` (POSITION).
+pub fn eval_answer(ev: &NetEvaluator, parts: &[&str], ply: u32) -> Result<(Value, String)> {
+    let input = input_of(parts, 1)?;
+    let a = cube_analysis(ev, &input, ply)?;
+    let (p, d) = (a.probs, a.decision);
+    let action = d.action.words(a.redouble);
+    let v = json!({
+        "position_id": position_id::encode(&input.position),
+        "ply": ply,
+        "probs": probs_json(&p),
+        "equity": round(p.equity()),
+        "cubeful": {
+            "no_double": round(d.no_double),
+            "double_take": round(d.double_take),
+            "double_pass": round(d.double_pass),
+        },
+        "cube_action": action,
+        "take_point": round(d.take_point),
+        "cash_point": round(d.cash_point),
+        "cube_efficiency": round(a.efficiency),
+        "match_play": a.match_play,
+    });
+    let unit = if a.match_play { "EMG" } else { "equity" };
+    let text = format!(
+        "{}-ply evaluation for the player on roll\n  {}\n  cubeless equity {:+.3}\n  cubeful {unit}: no double {:+.3}, double/take {:+.3}, double/pass {:+.3}\n  proper cube action: {action}",
+        ply,
+        probs_text(&p),
+        p.equity(),
+        d.no_double,
+        d.double_take,
+        d.double_pass
+    );
+    Ok((v, text))
 }
 
 /// `sheshbesh cube`.
 pub fn cube_cmd(ev: &NetEvaluator, position: Option<&str>, ply: u32, out: Output) -> Result<()> {
     check_ply(ply)?;
-    run(vec![position], out, |parts| {
-        let input = input_of(parts, 1)?;
-        let a = cube_analysis(ev, &input, ply)?;
-        let d = a.decision;
-        let action = d.action.words(a.redouble);
-        let v = json!({
-            "position_id": position_id::encode(&input.position),
-            "action": action,
-            "no_double": round(d.no_double),
-            "double_take": round(d.double_take),
-            "double_pass": round(d.double_pass),
-            "take_point": round(d.take_point),
-            "cash_point": round(d.cash_point),
-            "probs": probs_json(&a.probs),
-            "ply": ply,
-            "match_play": a.match_play,
-        });
-        let unit = if a.match_play { "EMG" } else { "equity" };
-        let text = format!(
-            "Cube analysis ({ply}-ply, {unit})\n  no double     {:+.3}\n  double, take  {:+.3}\n  double, pass  {:+.3}\n  take point {:.1}% (the player on roll's: it drops a double below this win chance)\n  cash point {:.1}% (the player on roll's: the opponent drops above it)\nProper cube action: {action}",
-            d.no_double,
-            d.double_take,
-            d.double_pass,
-            100.0 * d.take_point,
-            100.0 * d.cash_point
-        );
-        Ok((v, text))
-    })
+    run(vec![position], out, |parts| cube_answer(ev, parts, ply))
+}
+
+/// What `cube` answers for the words `parts` (POSITION).
+pub fn cube_answer(ev: &NetEvaluator, parts: &[&str], ply: u32) -> Result<(Value, String)> {
+    let input = input_of(parts, 1)?;
+    let a = cube_analysis(ev, &input, ply)?;
+    let d = a.decision;
+    let action = d.action.words(a.redouble);
+    let v = json!({
+        "position_id": position_id::encode(&input.position),
+        "action": action,
+        "no_double": round(d.no_double),
+        "double_take": round(d.double_take),
+        "double_pass": round(d.double_pass),
+        "take_point": round(d.take_point),
+        "cash_point": round(d.cash_point),
+        "probs": probs_json(&a.probs),
+        "ply": ply,
+        "match_play": a.match_play,
+    });
+    let unit = if a.match_play { "EMG" } else { "equity" };
+    let text = format!(
+        "Cube analysis ({ply}-ply, {unit})\n  no double     {:+.3}\n  double, take  {:+.3}\n  double, pass  {:+.3}\n  take point {:.1}% (the player on roll's: it drops a double below this win chance)\n  cash point {:.1}% (the player on roll's: the opponent drops above it)\nProper cube action: {action}",
+        d.no_double,
+        d.double_take,
+        d.double_pass,
+        100.0 * d.take_point,
+        100.0 * d.cash_point
+    );
+    Ok((v, text))
 }

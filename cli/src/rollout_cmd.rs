@@ -235,84 +235,102 @@ pub fn run(ev: &NetEvaluator, a: RolloutArgs) -> Result<bool> {
     let pool = a.options.pool()?;
     let stop = interrupt_flag();
     let bar = progress_bar(s.trials, !a.quiet && !a.json);
-    match &a.dice {
-        None => {
-            let r = pool.install(|| {
-                rollout(ev, &input.position, &s, &stop, |r| {
-                    bar.set_position(u64::from(r.trials));
-                    let v = r.value();
-                    bar.set_message(format!("equity {:+.4} ± {:.4}", v.mean, v.se));
-                })
-            });
-            bar.finish_and_clear();
-            let interrupted = stop.load(Ordering::Relaxed);
-            if a.json {
-                let mut v = result_json(&r);
-                v["position_id"] = json!(position_id::encode(&input.position));
-                v["interrupted"] = json!(interrupted);
-                println!("{v}");
-            } else {
-                if interrupted {
-                    println!("(interrupted: partial result)");
-                }
-                println!("rollout for the player on roll\n  {}", result_text(&r));
-            }
-        }
-        Some(d) => {
-            let dice = dice_for(&input, Some(d))?;
-            let valuation = valuation(&input.state, input.state.on_roll)?;
-            let ranked = rank_moves(ev, &input.position, dice, 0, MoveFilter::ROOT, valuation);
-            let top: Vec<_> = ranked.iter().take(a.moves.max(1)).collect();
-            let afters: Vec<_> = top.iter().map(|r| r.candidate.position).collect();
-            let results = pool.install(|| rollout_moves(ev, &afters, &s, 2.33, &stop));
-            let mut order: Vec<usize> = (0..results.len()).collect();
-            order.sort_by(|&x, &y| {
-                results[x].eliminated.cmp(&results[y].eliminated).then(
-                    results[y]
-                        .result
-                        .value()
-                        .mean
-                        .total_cmp(&results[x].result.value().mean),
-                )
-            });
-            let interrupted = stop.load(Ordering::Relaxed);
-            if a.json {
-                let moves: Vec<Value> = order
-                    .iter()
-                    .map(|&i| {
-                        let mut v = result_json(&results[i].result);
-                        v["move"] = json!(top[i].candidate.mv.to_string());
-                        v["position_id"] =
-                            json!(position_id::encode(&top[i].candidate.position.swapped()));
-                        v["eliminated"] = json!(results[i].eliminated);
-                        v
-                    })
-                    .collect();
-                println!(
-                    "{}",
-                    json!({"position_id": position_id::encode(&input.position), "dice": dice.to_string(), "moves": moves, "interrupted": interrupted})
-                );
-            } else {
-                for (rank, &i) in order.iter().enumerate() {
-                    let r = results[i].result.value();
-                    println!(
-                        "{:>2}. {:<24} {:+.4} ± {:.4}  {} trials{}",
-                        rank + 1,
-                        top[i].candidate.mv.to_string(),
-                        r.mean,
-                        r.se,
-                        results[i].result.trials,
-                        if results[i].eliminated {
-                            "  (dropped: clearly worse)"
-                        } else {
-                            ""
-                        }
-                    );
-                }
-            }
-        }
+    let (v, text) =
+        pool.install(|| answer(ev, &input, a.dice.as_deref(), &s, a.moves, &stop, &bar))?;
+    bar.finish_and_clear();
+    if a.json {
+        println!("{v}");
+    } else {
+        println!("{text}");
     }
     Ok(stop.load(Ordering::Relaxed))
+}
+
+/// What `rollout` answers for `input` (and DICE): its JSON and its text.
+/// `stop` ends it early with a partial result; `bar` shows the trials.
+pub fn answer(
+    ev: &NetEvaluator,
+    input: &Input,
+    dice: Option<&str>,
+    s: &RolloutSettings,
+    moves: usize,
+    stop: &AtomicBool,
+    bar: &ProgressBar,
+) -> Result<(Value, String)> {
+    let Some(d) = dice else {
+        let r = rollout(ev, &input.position, s, stop, |r| {
+            bar.set_position(u64::from(r.trials));
+            let v = r.value();
+            bar.set_message(format!("equity {:+.4} ± {:.4}", v.mean, v.se));
+        });
+        return Ok(position_answer(input, &r, stop.load(Ordering::Relaxed)));
+    };
+    let dice = dice_for(input, Some(d))?;
+    let valuation = valuation(&input.state, input.state.on_roll)?;
+    let ranked = rank_moves(ev, &input.position, dice, 0, MoveFilter::ROOT, valuation);
+    let top: Vec<_> = ranked.iter().take(moves.max(1)).collect();
+    let afters: Vec<_> = top.iter().map(|r| r.candidate.position).collect();
+    let results = rollout_moves(ev, &afters, s, 2.33, stop);
+    let mut order: Vec<usize> = (0..results.len()).collect();
+    order.sort_by(|&x, &y| {
+        results[x].eliminated.cmp(&results[y].eliminated).then(
+            results[y]
+                .result
+                .value()
+                .mean
+                .total_cmp(&results[x].result.value().mean),
+        )
+    });
+    let interrupted = stop.load(Ordering::Relaxed);
+    let moves: Vec<Value> = order
+        .iter()
+        .map(|&i| {
+            let mut v = result_json(&results[i].result);
+            v["move"] = json!(top[i].candidate.mv.to_string());
+            v["position_id"] = json!(position_id::encode(&top[i].candidate.position.swapped()));
+            v["eliminated"] = json!(results[i].eliminated);
+            v
+        })
+        .collect();
+    let v = json!({"position_id": position_id::encode(&input.position), "dice": dice.to_string(), "moves": moves, "interrupted": interrupted});
+    let lines: Vec<String> = order
+        .iter()
+        .enumerate()
+        .map(|(rank, &i)| {
+            let r = results[i].result.value();
+            format!(
+                "{:>2}. {:<24} {:+.4} ± {:.4}  {} trials{}",
+                rank + 1,
+                top[i].candidate.mv.to_string(),
+                r.mean,
+                r.se,
+                results[i].result.trials,
+                if results[i].eliminated {
+                    "  (dropped: clearly worse)"
+                } else {
+                    ""
+                }
+            )
+        })
+        .collect();
+    Ok((v, lines.join("\n")))
+}
+
+/// The answer for a position's rollout `r` (whole, interrupted, or merged
+/// from shards).
+pub fn position_answer(input: &Input, r: &RolloutResult, interrupted: bool) -> (Value, String) {
+    let mut v = result_json(r);
+    v["position_id"] = json!(position_id::encode(&input.position));
+    v["interrupted"] = json!(interrupted);
+    let mut text = String::new();
+    if interrupted {
+        text.push_str("(interrupted: partial result)\n");
+    }
+    text.push_str(&format!(
+        "rollout for the player on roll\n  {}",
+        result_text(r)
+    ));
+    (v, text)
 }
 
 /// Runs `sheshbesh cube --rollout`: no double and double/take rolled out
@@ -327,39 +345,50 @@ pub fn cube(
     let pool = options.pool()?;
     let stop = interrupt_flag();
     commands::run(vec![position], out, |parts| {
-        let input = input_of(parts, 1)?;
-        let state = &input.state;
-        if state.crawford || !state.cube.may_double(state.on_roll) {
-            let why = if state.crawford {
-                "the Crawford game has no cube"
-            } else {
-                "the opponent owns the cube"
-            };
-            bail!(
-                "bad position \"{}\": the player on roll may not double ({why}), so there is no cube decision to roll out",
-                parts[0]
-            );
-        }
-        let s = options.settings(&input, ply, true)?;
-        let bar = progress_bar(s.trials, !out.json && !out.batch);
-        let r = pool.install(|| {
-            rollout_cube(ev, &input.position, &s, &stop, |r| {
-                bar.set_position(u64::from(r.trials));
-                let m = r.double_margin();
-                bar.set_message(format!("double - no double {:+.4} ± {:.4}", m.mean, m.se));
-            })
-        });
-        bar.finish_and_clear();
-        let redouble = owner_of(state.cube, state.on_roll) == Owner::Me;
-        Ok(cube_answer(
-            &input,
-            &s,
-            &r,
-            redouble,
-            stop.load(Ordering::Relaxed),
-        ))
+        pool.install(|| cube_answer(ev, parts, ply, options, &stop, !out.json && !out.batch))
     })?;
     Ok(stop.load(Ordering::Relaxed))
+}
+
+/// What `cube --rollout` answers for the words `parts` (POSITION); a
+/// progress bar when `show_bar` and stderr is a terminal.
+pub fn cube_answer(
+    ev: &NetEvaluator,
+    parts: &[&str],
+    ply: u32,
+    options: &RolloutOptions,
+    stop: &AtomicBool,
+    show_bar: bool,
+) -> Result<(Value, String)> {
+    let input = input_of(parts, 1)?;
+    let state = &input.state;
+    if state.crawford || !state.cube.may_double(state.on_roll) {
+        let why = if state.crawford {
+            "the Crawford game has no cube"
+        } else {
+            "the opponent owns the cube"
+        };
+        bail!(
+            "bad position \"{}\": the player on roll may not double ({why}), so there is no cube decision to roll out",
+            parts[0]
+        );
+    }
+    let s = options.settings(&input, ply, true)?;
+    let bar = progress_bar(s.trials, show_bar);
+    let r = rollout_cube(ev, &input.position, &s, stop, |r| {
+        bar.set_position(u64::from(r.trials));
+        let m = r.double_margin();
+        bar.set_message(format!("double - no double {:+.4} ± {:.4}", m.mean, m.se));
+    });
+    bar.finish_and_clear();
+    let redouble = owner_of(state.cube, state.on_roll) == Owner::Me;
+    Ok(cube_render(
+        &input,
+        &s,
+        &r,
+        redouble,
+        stop.load(Ordering::Relaxed),
+    ))
 }
 
 /// How many standard errors `e` is from zero.
@@ -382,7 +411,7 @@ fn z_text(e: Estimate) -> String {
     }
 }
 
-fn cube_answer(
+fn cube_render(
     input: &Input,
     s: &RolloutSettings,
     r: &CubeRollout,

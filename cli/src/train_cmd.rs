@@ -7,12 +7,15 @@ use anyhow::Result;
 use clap::{Args, Subcommand};
 use serde_json::json;
 use sheshbesh_engine::evaluation::inputs::Layout;
+use sheshbesh_engine::evaluation::net::{BLOCK, MAX_HIDDEN};
 use sheshbesh_trainer::checkpoint::{self, Provenance};
-use sheshbesh_trainer::expert::{ExpertConfig, LabelSource};
-use sheshbesh_trainer::labels::Shard;
+use sheshbesh_trainer::expert::{label_file, ExpertConfig, LabelSource, RoundLabels};
+use sheshbesh_trainer::labels::{piece_path, Shard};
 use sheshbesh_trainer::schedule::Schedule;
 use sheshbesh_trainer::surgery;
-use sheshbesh_trainer::train::{expert_run, train, TrainConfig};
+use sheshbesh_trainer::train::{
+    expert_run, round_cache, round_seed, train, ExpertNets, TrainConfig,
+};
 
 /// Options of `sheshbesh train`.
 #[derive(Args, Debug)]
@@ -78,11 +81,12 @@ pub struct SelfplayArgs {
     /// Games over which the learning rate's excess over --alpha-end halves.
     #[arg(long, default_value_t = 200_000.0)]
     pub half_life: f64,
-    /// Hidden units of the contact net (new runs).
-    #[arg(long, default_value_t = 128)]
+    /// Hidden units of the contact net (new runs; a multiple of 32 up to
+    /// 512).
+    #[arg(long, default_value_t = 128, value_parser = parse_hidden)]
     pub hidden: usize,
-    /// Hidden units of the race net (new runs).
-    #[arg(long, default_value_t = 64)]
+    /// Hidden units of the race net (new runs; a multiple of 32 up to 512).
+    #[arg(long, default_value_t = 64, value_parser = parse_hidden)]
     pub race_hidden: usize,
     /// Units of a second hidden layer in the contact net (new runs; a
     /// multiple of 8 up to 128).
@@ -213,6 +217,17 @@ fn parse_labels(s: &str) -> Result<LabelSource, String> {
     }
 }
 
+/// Reads a hidden layer's width: the evaluator works in blocks of
+/// [`BLOCK`] units.
+fn parse_hidden(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n > 0 && n % BLOCK == 0 && n <= MAX_HIDDEN => Ok(n),
+        _ => Err(format!(
+            "{s}: give a multiple of {BLOCK} up to {MAX_HIDDEN}"
+        )),
+    }
+}
+
 /// Reads `I/N` with I below N.
 fn parse_shard(s: &str) -> Result<Shard, String> {
     let (i, n) = s.split_once('/').ok_or("expected I/N, as 0/4")?;
@@ -224,7 +239,11 @@ fn parse_shard(s: &str) -> Result<Shard, String> {
 
 /// Runs `sheshbesh train`.
 pub fn run(a: TrainArgs) -> Result<()> {
-    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    run_as(a, std::env::args().collect::<Vec<_>>().join(" "))
+}
+
+/// Runs `sheshbesh train` recorded in the weights' provenance as `command`.
+pub fn run_as(a: TrainArgs, command: String) -> Result<()> {
     match a.mode {
         TrainMode::Selfplay(s) => selfplay(s, command),
         TrainMode::Expert(e) => expert(e, command),
@@ -265,6 +284,13 @@ fn selfplay(a: SelfplayArgs, command: String) -> Result<()> {
 }
 
 fn expert(a: ExpertArgs, command: String) -> Result<()> {
+    let prov = expert_rounds(&a, a.rounds, command)?;
+    report(&a.out, &prov)
+}
+
+/// `rounds` rounds of `train expert`, recorded in the checkpoint as
+/// `command`: the checkpoint's training record after them.
+pub fn expert_rounds(a: &ExpertArgs, rounds: u64, command: String) -> Result<Provenance> {
     // The self-play settings do not apply: expert iteration starts from
     // the checkpoint's nets and keeps their shape.
     let cfg = TrainConfig {
@@ -290,7 +316,12 @@ fn expert(a: ExpertArgs, command: String) -> Result<()> {
         command,
         progress: progress(&a.out),
     };
-    let d = ExpertConfig {
+    Ok(expert_run(&cfg, &expert_config(a), rounds)?.1)
+}
+
+/// The trainer's settings of `train expert`.
+fn expert_config(a: &ExpertArgs) -> ExpertConfig {
+    ExpertConfig {
         labels: a.labels,
         positions: a.positions,
         ply: a.ply,
@@ -298,15 +329,78 @@ fn expert(a: ExpertArgs, command: String) -> Result<()> {
         alpha: a.alpha,
         alpha_end: a.alpha_end.unwrap_or(a.alpha),
         explore: 0.1,
-        teacher: a.teacher,
-        cache_dir: a.cache,
+        teacher: a.teacher.clone(),
+        cache_dir: a.cache.clone(),
         shard: a.shard.unwrap_or(Shard::ALL),
         batch: a.batch,
         temperature: a.temperature,
         anchor: a.anchor,
-    };
-    let (_, prov) = expert_run(&cfg, &d, a.rounds)?;
-    report(&a.out, &prov)
+    }
+}
+
+/// The next round of `train expert ARGS` as pieces to label anywhere:
+/// what a local run with `--cache` would label, and where it keeps them.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LabelJob {
+    /// The round, from 1.
+    pub round: u64,
+    /// Rounds the command asks for (each labels from the last one's fit).
+    pub rounds: u64,
+    /// The checkpoint the round starts from.
+    pub checkpoint: PathBuf,
+    /// The teacher's weights, if not the checkpoint's nets.
+    pub teacher: Option<PathBuf>,
+    /// The round's label file, which the local run joins the pieces into.
+    pub label_file: PathBuf,
+    /// Where each piece is kept until all are made, in piece order.
+    pub piece_files: Vec<PathBuf>,
+}
+
+impl ExpertArgs {
+    fn cache_dir(&self) -> Result<&std::path::Path> {
+        self.cache
+            .as_deref()
+            .ok_or_else(|| anyhow::anyhow!("labels made elsewhere need --cache DIR to be kept in"))
+    }
+}
+
+/// Samples the next round of `a` and says what it labels ([`LabelJob`]).
+pub fn label_job(a: &ExpertArgs) -> Result<LabelJob> {
+    let dir = a.cache_dir()?;
+    let nets = ExpertNets::load(&a.out.checkpoint, a.teacher.as_deref())?;
+    let cfg = expert_config(a);
+    let seed = round_seed(a.seed, nets.prov.distill_rounds);
+    let round = nets.prov.distill_rounds + 1;
+    let teacher = nets.teacher.as_ref().unwrap_or(&nets.ev);
+    let pieces = RoundLabels::new(teacher, &cfg, seed).pieces();
+    let label_file = label_file(&round_cache(dir, round), cfg.labels);
+    Ok(LabelJob {
+        round,
+        rounds: a.rounds,
+        checkpoint: a.out.checkpoint.clone(),
+        teacher: a.teacher.clone(),
+        piece_files: (0..pieces).map(|k| piece_path(&label_file, k)).collect(),
+        label_file,
+    })
+}
+
+/// The texts of pieces `pieces` of the next round of `a`, with the nets
+/// read from `checkpoint` and `teacher` (copies of the job's, perhaps on
+/// another machine): each is the file a local run keeps for that piece.
+pub fn label_pieces(
+    a: &ExpertArgs,
+    checkpoint: &std::path::Path,
+    teacher: Option<&std::path::Path>,
+    pieces: &[usize],
+) -> Result<Vec<String>> {
+    let nets = ExpertNets::load(checkpoint, teacher)?;
+    let cfg = expert_config(a);
+    let seed = round_seed(a.seed, nets.prov.distill_rounds);
+    let work = RoundLabels::new(nets.teacher.as_ref().unwrap_or(&nets.ev), &cfg, seed);
+    if let Some(&k) = pieces.iter().find(|&&k| k >= work.pieces()) {
+        anyhow::bail!("piece {k}: the round has {} pieces", work.pieces());
+    }
+    Ok(pieces.iter().map(|&k| work.piece_text(k)).collect())
 }
 
 fn report(out: &TrainOutput, prov: &Provenance) -> Result<()> {

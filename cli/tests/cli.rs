@@ -98,6 +98,36 @@ fn bad_input_is_one_line_exit_2_and_no_stdout() {
 }
 
 #[test]
+fn a_hidden_layer_the_net_cannot_have_is_refused_not_a_panic() {
+    // The nets' kernels take hidden units in blocks; `--hidden 8` once
+    // panicked deep in the trainer.
+    let dir = std::env::temp_dir().join(format!("sheshbesh-hidden-{}", std::process::id()));
+    let net = dir.join("net.weights");
+    for flag in ["--hidden", "--race-hidden"] {
+        for n in ["8", "0", "x"] {
+            let (code, out, err) = sheshbesh(&[
+                "train",
+                "selfplay",
+                "--checkpoint",
+                net.to_str().unwrap(),
+                "--games",
+                "2",
+                flag,
+                n,
+            ]);
+            assert_eq!(code, 2, "{flag} {n}: {err}");
+            assert!(out.is_empty(), "{flag} {n} printed {out}");
+            assert_eq!(err.trim().lines().count(), 1, "{flag} {n}: {err}");
+            assert!(
+                err.contains(flag) && err.contains("give a multiple of"),
+                "{flag} {n}: {err}"
+            );
+        }
+    }
+    assert!(!net.exists(), "nothing is written for a refused command");
+}
+
+#[test]
 fn batch_answers_line_by_line_and_survives_bad_lines() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_sheshbesh"))
         .args(["moves", "--batch"])

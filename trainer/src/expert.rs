@@ -8,17 +8,21 @@
 //! the next round's search starts from a stronger net. No outside engine is
 //! consulted: the labels are our own search's.
 
-use std::path::Path;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
 
 use crate::adam::BatchFit;
 use crate::backprop;
 use crate::decisions::{self, DecisionLabel};
-use crate::labels::{self, held_out_split, label_in_pieces, sample, Example, FitPass, Shard};
+use crate::labels::{
+    self, held_out_split, label_in_pieces, sample, Example, FitPass, LabelLines, Shard, LABEL_PIECE,
+};
 use anyhow::Result;
 use rand::seq::SliceRandom;
 use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
 use sheshbesh_engine::evaluation::inputs::SparseInputs;
 use sheshbesh_engine::search::ply::MoveFilter;
+use sheshbesh_engine::Position;
 
 /// What a round's search labels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -148,17 +152,17 @@ pub fn round(
             let examples: Vec<Example> = match cache {
                 Some(path) if path.exists() => labels::load_examples(path)?,
                 _ => {
-                    let positions = sample(teacher, cfg.positions, cfg.explore, seed);
-                    let label =
-                        |r: std::ops::Range<usize>| labels::label(teacher, &positions[r], cfg.ply);
+                    let work = RoundLabels::new(teacher, cfg, seed);
                     match cache {
                         Some(path) => {
-                            match label_in_pieces(path, &positions, seed, cfg.shard, label)? {
+                            match label_in_pieces(path, &work.positions, seed, cfg.shard, |r| {
+                                work.examples(r)
+                            })? {
                                 Some(all) => all,
                                 None => return Ok(None),
                             }
                         }
-                        None => label(0..positions.len()),
+                        None => work.examples(0..work.positions.len()),
                     }
                 }
             };
@@ -172,28 +176,22 @@ pub fn round(
                 seed ^ 0xD15,
             )))
         }
-        LabelSource::Decisions { keep } => {
-            let cache = cache.map(|p| p.with_extension("decisions"));
+        LabelSource::Decisions { .. } => {
+            let cache = cache.map(|p| label_file(p, cfg.labels));
             let all: Vec<DecisionLabel> = match &cache {
                 Some(path) if path.exists() => decisions::load(path)?,
                 _ => {
-                    let positions = sample(teacher, cfg.positions, cfg.explore, seed);
-                    let filter = MoveFilter {
-                        keep,
-                        margin: MoveFilter::ROOT.margin,
-                    };
-                    let label = |r: std::ops::Range<usize>| {
-                        let first = r.start;
-                        decisions::label(teacher, &positions[r], first, filter, cfg.ply, seed)
-                    };
+                    let work = RoundLabels::new(teacher, cfg, seed);
                     match &cache {
                         Some(path) => {
-                            match label_in_pieces(path, &positions, seed, cfg.shard, label)? {
+                            match label_in_pieces(path, &work.positions, seed, cfg.shard, |r| {
+                                work.decisions(r)
+                            })? {
                                 Some(all) => all,
                                 None => return Ok(None),
                             }
                         }
-                        None => label(0..positions.len()),
+                        None => work.decisions(0..work.positions.len()),
                     }
                 }
             };
@@ -206,6 +204,77 @@ pub fn round(
             };
             Ok(Some(decisions::fit(ev, &all, &fit, seed ^ 0xD15)))
         }
+    }
+}
+
+/// The file a round keeps its labels in, given the round's cache path
+/// (`round-N.labels`): decisions go to `round-N.decisions`.
+pub fn label_file(cache: &Path, labels: LabelSource) -> PathBuf {
+    match labels {
+        LabelSource::Search => cache.to_path_buf(),
+        LabelSource::Decisions { .. } => cache.with_extension("decisions"),
+    }
+}
+
+/// A round's sample and its labelling, piece by piece: piece `k` is
+/// positions `k * LABEL_PIECE ..` of the sample, and its text is the file
+/// [`label_in_pieces`] keeps for it. Sampling and labelling depend only on
+/// the teacher, the settings and the seed, so pieces made in other
+/// processes or on other machines join into the labels of a local run.
+pub struct RoundLabels<'a> {
+    teacher: &'a NetEvaluator,
+    cfg: &'a ExpertConfig,
+    seed: u64,
+    positions: Vec<Position>,
+}
+
+impl<'a> RoundLabels<'a> {
+    /// Samples the round's positions.
+    pub fn new(teacher: &'a NetEvaluator, cfg: &'a ExpertConfig, seed: u64) -> Self {
+        let positions = sample(teacher, cfg.positions, cfg.explore, seed);
+        RoundLabels {
+            teacher,
+            cfg,
+            seed,
+            positions,
+        }
+    }
+
+    /// Pieces of the sample.
+    pub fn pieces(&self) -> usize {
+        self.positions.len().div_ceil(LABEL_PIECE)
+    }
+
+    /// Piece `k`'s labels as the text of its file.
+    pub fn piece_text(&self, k: usize) -> String {
+        let r = k * LABEL_PIECE..((k + 1) * LABEL_PIECE).min(self.positions.len());
+        match self.cfg.labels {
+            LabelSource::Search => Example::text(&self.examples(r)),
+            LabelSource::Decisions { .. } => DecisionLabel::text(&self.decisions(r)),
+        }
+    }
+
+    fn examples(&self, r: Range<usize>) -> Vec<Example> {
+        labels::label(self.teacher, &self.positions[r], self.cfg.ply)
+    }
+
+    fn decisions(&self, r: Range<usize>) -> Vec<DecisionLabel> {
+        let LabelSource::Decisions { keep } = self.cfg.labels else {
+            return Vec::new();
+        };
+        let filter = MoveFilter {
+            keep,
+            margin: MoveFilter::ROOT.margin,
+        };
+        let first = r.start;
+        decisions::label(
+            self.teacher,
+            &self.positions[r],
+            first,
+            filter,
+            self.cfg.ply,
+            self.seed,
+        )
     }
 }
 

@@ -190,6 +190,11 @@ pub fn pieces_dir(path: &Path) -> PathBuf {
     PathBuf::from(format!("{}.pieces", path.display()))
 }
 
+/// The file piece `k` of `path`'s labels is kept in until all are made.
+pub fn piece_path(path: &Path, k: usize) -> PathBuf {
+    pieces_dir(path).join(format!("{k:05}"))
+}
+
 /// Labels `positions` (sampled from `seed`) in pieces of [`LABEL_PIECE`]
 /// with `label` (given the range of indices to label). Each piece is
 /// written atomically to its own file in [`pieces_dir`] as soon as it is
@@ -226,7 +231,7 @@ pub fn label_in_pieces<T: LabelLines>(
         Err(_) => write_atomic(&manifest, sample.as_bytes())?,
     }
     let pieces = positions.len().div_ceil(LABEL_PIECE);
-    let piece_path = |k: usize| dir.join(format!("{k:05}"));
+    let piece_path = |k: usize| piece_path(path, k);
     for k in (0..pieces).filter(|&k| shard.takes(k)) {
         if piece_path(k).exists() {
             continue;

@@ -13,7 +13,7 @@
 //! what is computed, a run is bit-identical on any number of threads,
 //! one included.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use std::sync::Arc;
@@ -224,6 +224,50 @@ fn round5(xs: impl Iterator<Item = f64>) -> Vec<f64> {
     xs.map(|x| (x * 1e5).round() / 1e5).collect()
 }
 
+/// What expert iteration starts from: the checkpoint's nets, the teacher
+/// that labels for them (`None`: they teach themselves) and the
+/// checkpoint's training record.
+pub struct ExpertNets {
+    /// The checkpoint's nets, with the bear-off databases.
+    pub ev: NetEvaluator,
+    /// The teacher's nets, with the bear-off databases.
+    pub teacher: Option<NetEvaluator>,
+    /// The checkpoint's record (its rounds so far number the next).
+    pub prov: Provenance,
+}
+
+impl ExpertNets {
+    /// Loads the checkpoint and the teacher.
+    pub fn load(checkpoint: &Path, teacher: Option<&Path>) -> Result<ExpertNets> {
+        let (ev, prov) = checkpoint::load(checkpoint)
+            .context("expert iteration starts from a checkpoint; train by self-play first")?;
+        let prov = prov.context("the checkpoint carries no training record")?;
+        let db = bearoff::load_or_build(&bearoff::default_path())
+            .context("building the bear-off databases")?;
+        let db = Arc::new(db);
+        let teacher = match teacher {
+            Some(path) => Some(checkpoint::load(path)?.0.with_bearoff(Arc::clone(&db))),
+            None => None,
+        };
+        Ok(ExpertNets {
+            ev: ev.with_bearoff(db),
+            teacher,
+            prov,
+        })
+    }
+}
+
+/// The seed of the expert-iteration round after `rounds_done` rounds.
+pub fn round_seed(seed: u64, rounds_done: u64) -> u64 {
+    mix(seed, rounds_done, 0xD1)
+}
+
+/// Where round `round` (from 1) keeps its labels in the cache `dir` (see
+/// [`expert::label_file`] for decisions).
+pub fn round_cache(dir: &Path, round: u64) -> PathBuf {
+    dir.join(format!("round-{round}.labels"))
+}
+
 /// Expert iteration from the checkpoint: `rounds` more rounds of
 /// [`expert::round`], each followed by a strength check and a checkpoint.
 /// A run that labelled its shard while other shards' pieces are missing
@@ -233,17 +277,11 @@ pub fn expert_run(
     d: &ExpertConfig,
     rounds: u64,
 ) -> Result<(NetEvaluator, Provenance)> {
-    let (ev, prov) = checkpoint::load(&cfg.checkpoint)
-        .context("expert iteration starts from a checkpoint; train by self-play first")?;
-    let mut prov = prov.context("the checkpoint carries no training record")?;
-    let db = bearoff::load_or_build(&bearoff::default_path())
-        .context("building the bear-off databases")?;
-    let db = Arc::new(db);
-    let teacher = match &d.teacher {
-        Some(path) => Some(checkpoint::load(path)?.0.with_bearoff(Arc::clone(&db))),
-        None => None,
-    };
-    let mut ev = ev.with_bearoff(db);
+    let ExpertNets {
+        mut ev,
+        teacher,
+        mut prov,
+    } = ExpertNets::load(&cfg.checkpoint, d.teacher.as_deref())?;
     if !prov.command.contains(&cfg.command) {
         prov.command = format!("{} ; {}", prov.command, cfg.command);
     }
@@ -251,11 +289,11 @@ pub fn expert_run(
     let seconds_before = prov.seconds;
     for _ in 0..rounds {
         let previous = ev.clone();
-        let seed = mix(cfg.seed, prov.distill_rounds, 0xD1);
+        let seed = round_seed(cfg.seed, prov.distill_rounds);
         let cache = d
             .cache_dir
             .as_ref()
-            .map(|dir| dir.join(format!("round-{}.labels", prov.distill_rounds + 1)));
+            .map(|dir| round_cache(dir, prov.distill_rounds + 1));
         let Some(rmse) = expert::round(&mut ev, teacher.as_ref(), d, seed, cache.as_deref())?
         else {
             eprintln!(
