@@ -216,11 +216,17 @@ fn no_crate_has_an_import_cycle() {
 
 #[test]
 fn crates_depend_one_way() {
-    // engine <- trainer <- cli: the engine names neither, the trainer not the CLI.
+    // engine <- trainer <- cli <- python: the engine names none of them,
+    // the trainer neither the CLI nor the Python module, the CLI not the
+    // Python module.
     let text = |p: &str| std::fs::read_to_string(root().join(p)).unwrap();
     let engine = text("engine/Cargo.toml");
     assert!(!engine.contains("sheshbesh-trainer") && !engine.contains("sheshbesh ="));
-    assert!(!text("trainer/Cargo.toml").contains("path = \"../cli\""));
+    assert!(!engine.contains("../python"));
+    let trainer = text("trainer/Cargo.toml");
+    assert!(!trainer.contains("path = \"../cli\"") && !trainer.contains("../python"));
+    assert!(!text("cli/Cargo.toml").contains("../python"));
+    assert!(text("python/Cargo.toml").contains("path = \"../cli\""));
 }
 
 #[test]
