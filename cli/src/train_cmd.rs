@@ -364,16 +364,28 @@ impl ExpertArgs {
     }
 }
 
+/// The next round of `a` from the nets of `checkpoint` and `teacher`:
+/// `f` is given the round's number and its sample.
+fn next_round<T>(
+    a: &ExpertArgs,
+    checkpoint: &std::path::Path,
+    teacher: Option<&std::path::Path>,
+    f: impl FnOnce(u64, &RoundLabels) -> T,
+) -> Result<T> {
+    let nets = ExpertNets::load(checkpoint, teacher)?;
+    let cfg = expert_config(a);
+    let seed = round_seed(a.seed, nets.prov.distill_rounds);
+    let work = RoundLabels::new(nets.teacher.as_ref().unwrap_or(&nets.ev), &cfg, seed);
+    Ok(f(nets.prov.distill_rounds + 1, &work))
+}
+
 /// Samples the next round of `a` and says what it labels ([`LabelJob`]).
 pub fn label_job(a: &ExpertArgs) -> Result<LabelJob> {
     let dir = a.cache_dir()?;
-    let nets = ExpertNets::load(&a.out.checkpoint, a.teacher.as_deref())?;
-    let cfg = expert_config(a);
-    let seed = round_seed(a.seed, nets.prov.distill_rounds);
-    let round = nets.prov.distill_rounds + 1;
-    let teacher = nets.teacher.as_ref().unwrap_or(&nets.ev);
-    let pieces = RoundLabels::new(teacher, &cfg, seed).pieces();
-    let label_file = label_file(&round_cache(dir, round), cfg.labels);
+    let (round, pieces) = next_round(a, &a.out.checkpoint, a.teacher.as_deref(), |round, work| {
+        (round, work.pieces())
+    })?;
+    let label_file = label_file(&round_cache(dir, round), a.labels);
     Ok(LabelJob {
         round,
         rounds: a.rounds,
@@ -393,14 +405,12 @@ pub fn label_pieces(
     teacher: Option<&std::path::Path>,
     pieces: &[usize],
 ) -> Result<Vec<String>> {
-    let nets = ExpertNets::load(checkpoint, teacher)?;
-    let cfg = expert_config(a);
-    let seed = round_seed(a.seed, nets.prov.distill_rounds);
-    let work = RoundLabels::new(nets.teacher.as_ref().unwrap_or(&nets.ev), &cfg, seed);
-    if let Some(&k) = pieces.iter().find(|&&k| k >= work.pieces()) {
-        anyhow::bail!("piece {k}: the round has {} pieces", work.pieces());
-    }
-    Ok(pieces.iter().map(|&k| work.piece_text(k)).collect())
+    next_round(a, checkpoint, teacher, |_, work| {
+        if let Some(&k) = pieces.iter().find(|&&k| k >= work.pieces()) {
+            anyhow::bail!("piece {k}: the round has {} pieces", work.pieces());
+        }
+        Ok(pieces.iter().map(|&k| work.piece_text(k)).collect())
+    })?
 }
 
 fn report(out: &TrainOutput, prov: &Provenance) -> Result<()> {

@@ -445,8 +445,10 @@ def label(a: argparse.Namespace, out: Callable[[str], None]) -> int:
         raise UsageError("label: give the arguments of `sheshbesh train expert` after --")
     command = "sheshbesh-cluster label -- " + " ".join(shlex.quote(x) for x in args)
     job = _label_job(args)
-    for _ in range(int(job["rounds"])):
-        job = _label_job(args)
+    for r in range(int(job["rounds"])):
+        if r > 0:
+            # The next round samples from the net the last one fitted.
+            job = _label_job(args)
         made = 0
         if not os.path.exists(job["label_file"]):
             missing = [k for k, p in enumerate(job["piece_files"]) if not os.path.exists(p)]
