@@ -125,7 +125,9 @@ pub struct ExpertArgs {
     /// What the search labels: `search` (each sampled position's value,
     /// fitted by its error) or `decisions:K` (one roll of each position
     /// with its best K plays at 0-ply, fitted to lower the search's regret
-    /// of the play the nets choose).
+    /// of the play the nets choose) or `disputed:K` (the same, only for the
+    /// rolls where a 1-ply search would choose another play than 0-ply:
+    /// the deep search is spent where the net is wrong).
     #[arg(long, value_parser = parse_labels)]
     pub labels: LabelSource,
     /// Search depth of the labels.
@@ -205,15 +207,18 @@ pub struct FoldArgs {
     pub out: PathBuf,
 }
 
-/// Reads `search` or `decisions:K`.
+/// Reads `search`, `decisions:K` or `disputed:K`.
 fn parse_labels(s: &str) -> Result<LabelSource, String> {
-    match s.split_once(':') {
-        None if s == "search" => Ok(LabelSource::Search),
-        Some(("decisions", k)) => match k.parse::<usize>() {
-            Ok(keep) if keep >= 2 => Ok(LabelSource::Decisions { keep }),
-            _ => Err(format!("decisions:{k}: give 2 or more plays per roll")),
-        },
-        _ => Err("expected `search` or `decisions:K`".to_string()),
+    let disputed = match s.split_once(':') {
+        None if s == "search" => return Ok(LabelSource::Search),
+        Some(("decisions", _)) => false,
+        Some(("disputed", _)) => true,
+        _ => return Err("expected `search`, `decisions:K` or `disputed:K`".to_string()),
+    };
+    let (kind, k) = s.split_once(':').expect("matched above");
+    match k.parse::<usize>() {
+        Ok(keep) if keep >= 2 => Ok(LabelSource::Decisions { keep, disputed }),
+        _ => Err(format!("{kind}:{k}: give 2 or more plays per roll")),
     }
 }
 

@@ -35,6 +35,9 @@ pub enum LabelSource {
     Decisions {
         /// Plays kept per roll.
         keep: usize,
+        /// Keep only the rolls whose 0-ply choice a 1-ply search disputes
+        /// (the search's labels are spent where the net is wrong).
+        disputed: bool,
     },
 }
 
@@ -259,7 +262,7 @@ impl<'a> RoundLabels<'a> {
     }
 
     fn decisions(&self, r: Range<usize>) -> Vec<DecisionLabel> {
-        let LabelSource::Decisions { keep } = self.cfg.labels else {
+        let LabelSource::Decisions { keep, disputed } = self.cfg.labels else {
             return Vec::new();
         };
         let filter = MoveFilter {
@@ -273,6 +276,7 @@ impl<'a> RoundLabels<'a> {
             first,
             filter,
             self.cfg.ply,
+            disputed,
             self.seed,
         )
     }
@@ -304,7 +308,8 @@ mod tests {
     #[test]
     fn a_round_labels_once_and_fits_from_its_cache() {
         let dir = std::env::temp_dir().join(format!("shb-expert-{}", std::process::id()));
-        for labels in [LabelSource::Search, LabelSource::Decisions { keep: 4 }] {
+        let decisions = |disputed| LabelSource::Decisions { keep: 4, disputed };
+        for labels in [LabelSource::Search, decisions(false), decisions(true)] {
             let cfg = config(labels, &dir);
             let cache = dir.join("round-1.labels");
             let mut ev = crate::train::fresh(3, 32, 32, Layout::V2);
