@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Args, Subcommand};
 use serde_json::json;
+use sheshbesh_engine::evaluation::evaluator::Phase;
 use sheshbesh_engine::evaluation::inputs::Layout;
 use sheshbesh_engine::evaluation::net::{BLOCK, MAX_HIDDEN};
 use sheshbesh_trainer::checkpoint::{self, Provenance};
@@ -176,12 +177,26 @@ pub struct ExpertArgs {
     /// --cache; the run that completes the set fits.
     #[arg(long, value_parser = parse_shard, requires = "cache")]
     pub shard: Option<Shard>,
+    /// Label and fit only the sampled positions of this phase, leaving
+    /// the other net as it is (e.g. `race`: the race net alone);
+    /// --positions counts the sample before this filter.
+    #[arg(long, value_enum)]
+    pub phase: Option<PhaseArg>,
     /// Seed of the samples and rolls.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Duplicate-dice pairs (two games each) of the check after each round.
     #[arg(long, default_value_t = 500)]
     pub check_pairs: u64,
+}
+
+/// The net a `train expert --phase` round teaches.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum PhaseArg {
+    /// Positions where the sides can still hit each other.
+    Contact,
+    /// Pure races.
+    Race,
 }
 
 /// `train weights ...`: weights from weights.
@@ -340,6 +355,10 @@ fn expert_config(a: &ExpertArgs) -> ExpertConfig {
         batch: a.batch,
         temperature: a.temperature,
         anchor: a.anchor,
+        phase: a.phase.map(|p| match p {
+            PhaseArg::Contact => Phase::Contact,
+            PhaseArg::Race => Phase::Race,
+        }),
     }
 }
 

@@ -19,7 +19,7 @@ use crate::labels::{
 };
 use anyhow::Result;
 use rand::seq::SliceRandom;
-use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
+use sheshbesh_engine::evaluation::evaluator::{NetEvaluator, Phase};
 use sheshbesh_engine::evaluation::inputs::SparseInputs;
 use sheshbesh_engine::search::ply::MoveFilter;
 use sheshbesh_engine::Position;
@@ -76,6 +76,9 @@ pub struct ExpertConfig {
     pub temperature: f32,
     /// Weight of the decision fit's anchor to the nets' own outputs.
     pub anchor: f32,
+    /// Label and fit only the positions of one phase (one net), the other
+    /// net untouched; `None`: every position.
+    pub phase: Option<Phase>,
 }
 
 /// Fits the nets to labelled examples: `epochs` passes at a learning rate
@@ -234,7 +237,10 @@ pub struct RoundLabels<'a> {
 impl<'a> RoundLabels<'a> {
     /// Samples the round's positions.
     pub fn new(teacher: &'a NetEvaluator, cfg: &'a ExpertConfig, seed: u64) -> Self {
-        let positions = sample(teacher, cfg.positions, cfg.explore, seed);
+        let mut positions = sample(teacher, cfg.positions, cfg.explore, seed);
+        if let Some(phase) = cfg.phase {
+            positions.retain(|p| Phase::of(p) == phase);
+        }
         RoundLabels {
             teacher,
             cfg,
@@ -302,6 +308,7 @@ mod tests {
             batch: 16,
             temperature: 0.02,
             anchor: 1.0,
+            phase: None,
         }
     }
 
@@ -329,5 +336,23 @@ mod tests {
             assert_eq!(ev, again);
         }
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_round_of_one_phase_leaves_the_other_net_alone() {
+        let cfg = ExpertConfig {
+            phase: Some(Phase::Race),
+            cache_dir: None,
+            positions: 600,
+            ..config(LabelSource::Search, Path::new("unused"))
+        };
+        let ev0 = crate::train::fresh(3, 32, 32, Layout::V2);
+        let work = RoundLabels::new(&ev0, &cfg, 5);
+        assert!(!work.positions.is_empty());
+        assert!(work.positions.iter().all(|p| Phase::of(p) == Phase::Race));
+        let mut ev = ev0.clone();
+        round(&mut ev, None, &cfg, 5, None).unwrap().unwrap();
+        assert_eq!(ev.contact, ev0.contact);
+        assert_ne!(ev.race, ev0.race);
     }
 }
