@@ -172,6 +172,10 @@ pub fn round(
                     }
                 }
             };
+            let mut examples = examples;
+            if let Some(phase) = cfg.phase {
+                examples.retain(|e| e.phase == phase);
+            }
             let (alpha, batch) = ((cfg.alpha, cfg.alpha_end), cfg.batch);
             Ok(Some(fit(
                 ev,
@@ -201,6 +205,12 @@ pub fn round(
                     }
                 }
             };
+            let mut all = all;
+            if let Some(phase) = cfg.phase {
+                // Labels read from a file may hold every phase: a decision
+                // teaches the net of its plays' positions.
+                all.retain(|d| d.choices.iter().all(|c| Phase::of(&c.next) == phase));
+            }
             let fit = decisions::DecisionFit {
                 epochs: cfg.epochs,
                 alpha: (cfg.alpha, cfg.alpha_end),
@@ -354,5 +364,35 @@ mod tests {
         round(&mut ev, None, &cfg, 5, None).unwrap().unwrap();
         assert_eq!(ev.contact, ev0.contact);
         assert_ne!(ev.race, ev0.race);
+        // Labels of every phase read from a cache teach only the phase's net.
+        let dir = std::env::temp_dir().join(format!("shb-phase-{}", std::process::id()));
+        for labels in [
+            LabelSource::Search,
+            LabelSource::Decisions {
+                keep: 4,
+                disputed: false,
+            },
+        ] {
+            let all = ExpertConfig {
+                labels,
+                cache_dir: Some(dir.clone()),
+                ..config(labels, &dir)
+            };
+            let cache = dir.join("round-1.labels");
+            round(&mut ev0.clone(), None, &all, 5, Some(&cache))
+                .unwrap()
+                .unwrap();
+            let contact_only = ExpertConfig {
+                phase: Some(Phase::Contact),
+                ..all.clone()
+            };
+            let mut ev = ev0.clone();
+            round(&mut ev, None, &contact_only, 5, Some(&cache))
+                .unwrap()
+                .unwrap();
+            assert_ne!(ev.contact, ev0.contact);
+            assert_eq!(ev.race, ev0.race);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
