@@ -45,14 +45,19 @@ fn cube_rollouts_agree_with_gnubgs_on_clear_positions() {
         assert_eq!(ours["action"], p["action"], "{name}: {ours}");
         assert_eq!(ours["match_play"], !name.starts_with("money"), "{name}");
         // The same equities (EMG at a match score): within three combined
-        // standard errors where the dice decide (the openings), and within
-        // 0.05 in races, whose errors are tiny and where the two programs'
-        // 0-ply cube models inside the trials differ by a few hundredths.
+        // standard errors where the dice decide (the openings); within
+        // 0.02 in races, money or match (their errors are tiny, and the two
+        // programs' 0-ply cube decisions inside the trials differ; a match
+        // race priced by the cube model at the bear-off instead of played
+        // out was 0.03 to 0.05 low); within 0.05 in the blitz, where the
+        // nets' gammon chances differ.
         for key in ["no_double", "double_take"] {
             let (a, b) = (f(&ours[key]), f(&p[key]));
             let se = f(&ours["se"][key]).hypot(f(&p[&format!("{key}_se")]));
             let allowed = if name.contains("opening") {
                 3.0 * se
+            } else if name.contains("race") {
+                0.02
             } else {
                 0.05
             };

@@ -13,9 +13,13 @@
 //!   over the 21 rolls, is subtracted from the trial's result. Each term
 //!   has mean zero whatever the value function, so the estimate stays
 //!   unbiased while most of the dice's noise cancels.
+//!   What it leaves is the net's own inconsistency, its 1-ply value less
+//!   its 0-ply value at every position a trial reaches, summed along the
+//!   game (`benches/rollout_consistency.py` measures it against gnubg's).
 //! - Truncation after a number of plies (the evaluator's value then stands
 //!   in for the rest), and free truncation when the bear-off databases know
-//!   the position exactly.
+//!   the position exactly (cubeless, or money cubeful; cubeful match
+//!   trials play bear-offs out with the live cube).
 //! - Money or match ([`Stakes`]): at a match score plays are chosen by EMG
 //!   at the mover's score and cube, and cubeful trials double, take and
 //!   pass by the match cube model and end with the MWC the result is worth;
