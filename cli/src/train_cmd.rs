@@ -224,13 +224,16 @@ pub struct FoldArgs {
 
 /// Reads `search`, `decisions:K` or `disputed:K`.
 fn parse_labels(s: &str) -> Result<LabelSource, String> {
-    let disputed = match s.split_once(':') {
-        None if s == "search" => return Ok(LabelSource::Search),
-        Some(("decisions", _)) => false,
-        Some(("disputed", _)) => true,
-        _ => return Err("expected `search`, `decisions:K` or `disputed:K`".to_string()),
+    let expected = || "expected `search`, `decisions:K` or `disputed:K`".to_string();
+    if s == "search" {
+        return Ok(LabelSource::Search);
+    }
+    let (kind, k) = s.split_once(':').ok_or_else(expected)?;
+    let disputed = match kind {
+        "decisions" => false,
+        "disputed" => true,
+        _ => return Err(expected()),
     };
-    let (kind, k) = s.split_once(':').expect("matched above");
     match k.parse::<usize>() {
         Ok(keep) if keep >= 2 => Ok(LabelSource::Decisions { keep, disputed }),
         _ => Err(format!("{kind}:{k}: give 2 or more plays per roll")),
@@ -473,4 +476,28 @@ fn fold(op: WeightsOp) -> Result<()> {
     checkpoint::save(&out, &ev, &prov)?;
     println!("{what} into {}", out.display());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn label_sources_are_read_and_bad_ones_named() {
+        assert_eq!(parse_labels("search"), Ok(LabelSource::Search));
+        for (text, disputed) in [("decisions:8", false), ("disputed:8", true)] {
+            assert_eq!(
+                parse_labels(text),
+                Ok(LabelSource::Decisions { keep: 8, disputed })
+            );
+        }
+        assert_eq!(
+            parse_labels("disputed:1"),
+            Err("disputed:1: give 2 or more plays per roll".to_string())
+        );
+        for bad in ["decisions", "rollouts:8", ""] {
+            let err = parse_labels(bad).unwrap_err();
+            assert!(err.starts_with("expected `search`"), "{bad}: {err}");
+        }
+    }
 }

@@ -155,7 +155,7 @@ pub fn round(
     let teacher = teacher.unwrap_or(ev);
     match cfg.labels {
         LabelSource::Search => {
-            let examples: Vec<Example> = match cache {
+            let mut examples: Vec<Example> = match cache {
                 Some(path) if path.exists() => labels::load_examples(path)?,
                 _ => {
                     let work = RoundLabels::new(teacher, cfg, seed);
@@ -172,7 +172,6 @@ pub fn round(
                     }
                 }
             };
-            let mut examples = examples;
             if let Some(phase) = cfg.phase {
                 examples.retain(|e| e.phase == phase);
             }
@@ -188,7 +187,7 @@ pub fn round(
         }
         LabelSource::Decisions { .. } => {
             let cache = cache.map(|p| label_file(p, cfg.labels));
-            let all: Vec<DecisionLabel> = match &cache {
+            let mut all: Vec<DecisionLabel> = match &cache {
                 Some(path) if path.exists() => decisions::load(path)?,
                 _ => {
                     let work = RoundLabels::new(teacher, cfg, seed);
@@ -205,7 +204,6 @@ pub fn round(
                     }
                 }
             };
-            let mut all = all;
             if let Some(phase) = cfg.phase {
                 // Labels read from a file may hold every phase: a decision
                 // teaches the net of its plays' positions.
