@@ -174,7 +174,7 @@ fn a_rolled_out_table_is_written_read_back_and_resumed() {
 fn the_recorded_rollout_table_is_near_kazaross() {
     // data/met/Sheshbesh-rollout-7.xml, our own 7-point table from
     // cubeful match rollouts: within 1.5% of Kazaross-XG2 everywhere, as
-    // its README records (1.18% at 2-away 4-away).
+    // its README records (1.23% at 2-away 4-away).
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../data/met/Sheshbesh-rollout-7.xml"
