@@ -127,10 +127,11 @@ def main():
             return math.sqrt(sum((s[k] - m) ** 2 for s in sums) / (len(sums) - 1))
 
         turns = sum(len(x) for x in games) / len(games)
+        sd_ours, sd_gnubg = sd(0), sd(1)
         rows.append({"position_id": root, "kind": kind, "turns": turns,
-                     "sd_ours": sd(0), "sd_gnubg": sd(1),
+                     "sd_ours": sd_ours, "sd_gnubg": sd_gnubg,
                      # Games that reach a database at once say nothing.
-                     "ratio": sd(0) / sd(1) if min(sd(0), sd(1)) >= 0.005 else None})
+                     "ratio": sd_ours / sd_gnubg if min(sd_ours, sd_gnubg) >= 0.005 else None})
     by_class = [{"class": c, "bar": b, "positions": n,
                  "rms_ours": math.sqrt(so / n), "rms_gnubg": math.sqrt(sg / n)}
                 for (c, b), (n, so, sg) in sorted(classes.items())]
