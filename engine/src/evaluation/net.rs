@@ -148,15 +148,18 @@ impl Net {
     /// The forward pass into `act`: both hidden layers and the outputs, as
     /// training reads them ([`Activations::hidden`], [`Activations::outputs`]).
     pub fn forward(&self, x: &SparseInputs, act: &mut Activations) {
-        let layers = kernels::Layers {
+        kernels::forward(&self.layers(), x, act);
+    }
+
+    fn layers(&self) -> kernels::Layers<'_> {
+        kernels::Layers {
             w1: self.w1.as_slice().expect("standard layout"),
             b1: self.b1.as_slice().expect("standard layout"),
             w_mid: self.w_mid.as_slice().expect("standard layout"),
             b_mid: self.b_mid.as_slice().expect("standard layout"),
             w2: self.w2.as_slice().expect("standard layout"),
             b2: self.b2.as_slice().expect("standard layout"),
-        };
-        kernels::forward(&layers, x, act);
+        }
     }
 
     /// The weights as flat slices in the weights file's order: first layer
@@ -211,6 +214,13 @@ mod kernels {
         (*KERNEL)(layers, x, act)
     }
 
+    /// The portable kernel with fused multiply-adds: the bits the AVX2
+    /// kernel must reproduce.
+    #[cfg(test)]
+    pub fn forward_portable(layers: &Layers<'_>, x: &SparseInputs, act: &mut Activations) {
+        forward_generic::<true>(layers, x, act)
+    }
+
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
     unsafe fn forward_avx2(layers: &Layers<'_>, x: &SparseInputs, act: &mut Activations) {
@@ -220,43 +230,65 @@ mod kernels {
 
     /// The first layer in AVX2 intrinsics: [`first_layer`]'s sums, the
     /// same fused multiply-adds in the same order (so the same bits), with
-    /// the block's 32 accumulators pinned to four registers. Left to the
+    /// each block's accumulators pinned to registers. Left to the
     /// compiler, the portable loop's code depended on unrelated changes
     /// elsewhere in the crate: twice it spilled the accumulators to memory
-    /// and ran two to three times slower.
+    /// and ran two to three times slower. Blocks of 64 units keep eight
+    /// independent chains of multiply-adds in flight (a chain waits on its
+    /// own last result; four chains left the FMA units half idle); a last
+    /// block of 32 takes the rest.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
     unsafe fn first_layer_avx2(w1: &[f32], b1: &[f32], x: &SparseInputs, out: &mut [f32]) {
-        use std::arch::x86_64::{
-            _mm256_fmadd_ps, _mm256_loadu_ps, _mm256_set1_ps, _mm256_storeu_ps,
-        };
         const _: () = assert!(BLOCK == 32, "four registers of eight lanes");
         let hidden = b1.len();
-        for blk in (0..hidden).step_by(BLOCK) {
-            let bias = &b1[blk..blk + BLOCK];
-            // SAFETY: every load and store is of eight floats inside a
-            // slice of BLOCK (bounds-checked when sliced).
-            unsafe {
-                let mut acc = [
-                    _mm256_loadu_ps(bias.as_ptr()),
-                    _mm256_loadu_ps(bias.as_ptr().add(8)),
-                    _mm256_loadu_ps(bias.as_ptr().add(16)),
-                    _mm256_loadu_ps(bias.as_ptr().add(24)),
-                ];
-                for (&i, &v) in x.indices().iter().zip(x.values()) {
-                    let row = &w1[usize::from(i) * hidden + blk..][..BLOCK];
-                    let v = _mm256_set1_ps(v);
-                    for (k, a) in acc.iter_mut().enumerate() {
-                        *a = _mm256_fmadd_ps(v, _mm256_loadu_ps(row.as_ptr().add(8 * k)), *a);
-                    }
+        let mut blk = 0;
+        while blk + 2 * BLOCK <= hidden {
+            // SAFETY: the caller's CPU has AVX2 and FMA.
+            unsafe { block_avx2::<8>(w1, b1, x, out, blk) };
+            blk += 2 * BLOCK;
+        }
+        if blk < hidden {
+            // SAFETY: as above.
+            unsafe { block_avx2::<4>(w1, b1, x, out, blk) };
+        }
+    }
+
+    /// Units `blk .. blk + 8 R` of the first layer, in R registers.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn block_avx2<const R: usize>(
+        w1: &[f32],
+        b1: &[f32],
+        x: &SparseInputs,
+        out: &mut [f32],
+        blk: usize,
+    ) {
+        use std::arch::x86_64::{
+            __m256, _mm256_fmadd_ps, _mm256_loadu_ps, _mm256_set1_ps, _mm256_storeu_ps,
+        };
+        let hidden = b1.len();
+        let width = 8 * R;
+        let bias = &b1[blk..blk + width];
+        // SAFETY: every load and store is of eight floats inside a slice
+        // of `width` floats (bounds-checked when sliced).
+        unsafe {
+            let mut acc: [__m256; R] =
+                std::array::from_fn(|k| _mm256_loadu_ps(bias.as_ptr().add(8 * k)));
+            for (&i, &v) in x.indices().iter().zip(x.values()) {
+                let row = &w1[usize::from(i) * hidden + blk..][..width];
+                let v = _mm256_set1_ps(v);
+                for (k, a) in acc.iter_mut().enumerate() {
+                    *a = _mm256_fmadd_ps(v, _mm256_loadu_ps(row.as_ptr().add(8 * k)), *a);
                 }
-                let mut sums = [0.0f32; BLOCK];
-                for (k, a) in acc.iter().enumerate() {
-                    _mm256_storeu_ps(sums.as_mut_ptr().add(8 * k), *a);
-                }
-                for (o, &z) in out[blk..blk + BLOCK].iter_mut().zip(&sums) {
-                    *o = sigmoid::<true>(z);
-                }
+            }
+            let mut sums = [0.0f32; 64];
+            for (k, a) in acc.iter().enumerate() {
+                _mm256_storeu_ps(sums.as_mut_ptr().add(8 * k), *a);
+            }
+            for (o, &z) in out[blk..blk + width].iter_mut().zip(&sums[..width]) {
+                *o = sigmoid::<true>(z);
             }
         }
     }
@@ -414,6 +446,29 @@ mod tests {
             }
             assert_eq!(act.outputs(), fast.0);
             assert_eq!(act.hidden().len(), MAX_HIDDEN + MAX_HIDDEN2);
+        }
+    }
+
+    /// The kernel this CPU runs (AVX2 where it has it, in blocks of 64 and
+    /// 32 units) gives the portable kernel's bits, whatever the width.
+    #[test]
+    fn the_fast_kernel_gives_the_portable_kernels_bits() {
+        let layout = Layout::V3;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        let mut list = crate::rules::movegen::MoveList::new();
+        let dice = crate::rules::dice::Dice::new(6, 4).unwrap();
+        crate::rules::movegen::generate(&Position::start(), dice, &mut list);
+        for hidden in [32, 64, 96, 160, 256] {
+            let net = Net::random(layout.inputs(), hidden, &mut rng);
+            for c in list.as_slice() {
+                let x = SparseInputs::encode(&c.position.swapped(), layout);
+                let (mut a, mut b) = (net.activations(), net.activations());
+                net.forward(&x, &mut a);
+                kernels::forward_portable(&net.layers(), &x, &mut b);
+                let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&a.hidden()[..hidden]), bits(&b.hidden()[..hidden]), "{hidden}");
+                assert_eq!(a.outputs(), b.outputs(), "{hidden}");
+            }
         }
     }
 }

@@ -6,11 +6,50 @@
 use std::sync::OnceLock;
 
 use crate::rules::movegen::Candidate;
-use crate::rules::position::Position;
+use crate::rules::position::{Checkers, Position, POINTS_MASK};
 
 struct Weights {
-    contact: [f32; 122],
-    race: [f32; 122],
+    contact: Tables,
+    race: Tables,
+}
+
+/// One weight set laid out for scoring by table: what a point adds given
+/// the mover's count there, and what an opponent's blot there adds.
+struct Tables {
+    /// `mine[p][n]`: the mover's `n` checkers on its point `p`.
+    mine: [[f32; 16]; 25],
+    /// `blot[p]`: an opponent's blot on the mover's point `p`.
+    blot: [f32; 25],
+    /// Per opponent checker on the bar, and per mover checker off.
+    bar: f32,
+    off: f32,
+}
+
+impl Tables {
+    fn new(w: &[f32; 122]) -> Tables {
+        let mut mine = [[0f32; 16]; 25];
+        let mut blot = [0f32; 25];
+        for (p, row) in mine.iter_mut().enumerate().skip(1) {
+            // pubeval numbers points from the mover's far end.
+            let k = 5 * (24 - p);
+            blot[p] = w[k];
+            for (n, v) in row.iter_mut().enumerate() {
+                *v = match n {
+                    0 => 0.0,
+                    1 => w[k + 1],
+                    2 => w[k + 2],
+                    3 => w[k + 2] + w[k + 3],
+                    _ => w[k + 2] + w[k + 4] * (n - 3) as f32 / 2.0,
+                };
+            }
+        }
+        Tables {
+            mine,
+            blot,
+            bar: w[120] / 2.0,
+            off: w[121] / 15.0,
+        }
+    }
 }
 
 fn weights() -> &'static Weights {
@@ -19,13 +58,13 @@ fn weights() -> &'static Weights {
         let v: serde_json::Value =
             serde_json::from_str(include_str!("../../../data/pubeval/pubeval_weights.json"))
                 .expect("shipped pubeval weights are valid JSON");
-        let read = |k: &str| -> [f32; 122] {
+        let read = |k: &str| -> Tables {
             let a = v[k].as_array().expect("weights array");
             let mut w = [0f32; 122];
             for (i, x) in a.iter().enumerate() {
                 w[i] = x.as_f64().expect("number") as f32;
             }
-            w
+            Tables::new(&w)
         };
         Weights {
             contact: read("contact_wc"),
@@ -36,43 +75,33 @@ fn weights() -> &'static Weights {
 
 /// pubeval's score of the board `after` a play, seen from the mover
 /// (`after.me`); `race` picks the race weights (decided on the board
-/// before the play).
+/// before the play). A rollout's luck pass scores every play of every
+/// roll, so this walks only the occupied points and the opponent's blots.
 pub fn score(after: &Position, race: bool) -> f32 {
     if after.me.off() == 15 {
         return 99_999_999.0;
     }
-    let w = if race {
+    let t = if race {
         &weights().race
     } else {
         &weights().contact
     };
     let mut s = 0f32;
-    for j in 1..=24usize {
-        // Point j counted from the mover's far end: the mover's point 25-j.
-        let p = 25 - j;
-        let mine = i32::from(after.me.at(p));
-        let n = if mine > 0 {
-            mine
-        } else {
-            -i32::from(after.opp.at(25 - p))
-        };
-        let k = 5 * (j - 1);
-        match n {
-            -1 => s += w[k],
-            1 => s += w[k + 1],
-            n if n >= 2 => {
-                s += w[k + 2];
-                if n == 3 {
-                    s += w[k + 3];
-                } else if n >= 4 {
-                    s += w[k + 4] * (n - 3) as f32 / 2.0;
-                }
-            }
-            _ => {}
-        }
+    let mut mine = after.me.occupied() & POINTS_MASK;
+    while mine != 0 {
+        let p = mine.trailing_zeros() as usize;
+        mine &= mine - 1;
+        s += t.mine[p][usize::from(after.me.at(p)).min(15)];
     }
-    s += w[120] * f32::from(after.opp.bar()) / 2.0;
-    s += w[121] * f32::from(after.me.off()) / 15.0;
+    let o = &after.opp;
+    let mut blots = Checkers::mirrored(o.occupied() & !o.made());
+    while blots != 0 {
+        let p = blots.trailing_zeros() as usize;
+        blots &= blots - 1;
+        s += t.blot[p];
+    }
+    s += t.bar * f32::from(o.bar());
+    s += t.off * f32::from(after.me.off());
     s
 }
 
@@ -90,4 +119,81 @@ pub fn choose(before: &Position, candidates: &[Candidate]) -> usize {
         }
     }
     best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::dice::Dice;
+    use crate::rules::movegen::{generate, MoveList};
+    use rand::{Rng, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    /// pubeval's encoding read point by point, as its description gives it.
+    fn reference(after: &Position, w: &[f32; 122]) -> f32 {
+        let mut s = 0f32;
+        for j in 1..=24usize {
+            let p = 25 - j;
+            let mine = i32::from(after.me.at(p));
+            let n = if mine > 0 {
+                mine
+            } else {
+                -i32::from(after.opp.at(25 - p))
+            };
+            let k = 5 * (j - 1);
+            match n {
+                -1 => s += w[k],
+                1 => s += w[k + 1],
+                n if n >= 2 => {
+                    s += w[k + 2];
+                    if n == 3 {
+                        s += w[k + 3];
+                    } else if n >= 4 {
+                        s += w[k + 4] * (n - 3) as f32 / 2.0;
+                    }
+                }
+                _ => {}
+            }
+        }
+        s + w[120] * f32::from(after.opp.bar()) / 2.0 + w[121] * f32::from(after.me.off()) / 15.0
+    }
+
+    fn raw(key: &str) -> [f32; 122] {
+        let v: serde_json::Value =
+            serde_json::from_str(include_str!("../../../data/pubeval/pubeval_weights.json"))
+                .unwrap();
+        std::array::from_fn(|i| v[key][i].as_f64().unwrap() as f32)
+    }
+
+    #[test]
+    fn tables_score_as_the_encoding_reads() {
+        let (wc, wr) = (raw("contact_wc"), raw("race_wr"));
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        let mut list = MoveList::new();
+        let mut checked = 0;
+        for _ in 0..40 {
+            let mut pos = Position::start();
+            for _ in 0..200 {
+                let dice = Dice::new(rng.gen_range(1..=6), rng.gen_range(1..=6)).unwrap();
+                generate(&pos, dice, &mut list);
+                let race = !pos.is_contact();
+                for c in list.as_slice() {
+                    if c.position.me.off() == 15 {
+                        continue;
+                    }
+                    let want = reference(&c.position, if race { &wr } else { &wc });
+                    let got = score(&c.position, race);
+                    assert!((want - got).abs() <= 1e-4 * (1.0 + want.abs()), "{want} {got}");
+                    checked += 1;
+                }
+                let pick = rng.gen_range(0..list.as_slice().len());
+                let after = list.as_slice()[pick].position;
+                if after.me.off() == 15 {
+                    break;
+                }
+                pos = after.swapped();
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+    }
 }
