@@ -466,7 +466,11 @@ mod tests {
                 net.forward(&x, &mut a);
                 kernels::forward_portable(&net.layers(), &x, &mut b);
                 let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
-                assert_eq!(bits(&a.hidden()[..hidden]), bits(&b.hidden()[..hidden]), "{hidden}");
+                assert_eq!(
+                    bits(&a.hidden()[..hidden]),
+                    bits(&b.hidden()[..hidden]),
+                    "{hidden}"
+                );
                 assert_eq!(a.outputs(), b.outputs(), "{hidden}");
             }
         }

@@ -183,7 +183,10 @@ mod tests {
                     }
                     let want = reference(&c.position, if race { &wr } else { &wc });
                     let got = score(&c.position, race);
-                    assert!((want - got).abs() <= 1e-4 * (1.0 + want.abs()), "{want} {got}");
+                    assert!(
+                        (want - got).abs() <= 1e-4 * (1.0 + want.abs()),
+                        "{want} {got}"
+                    );
                     checked += 1;
                 }
                 let pick = rng.gen_range(0..list.as_slice().len());

@@ -196,9 +196,10 @@ impl LuckPass {
                 );
                 // The shortlist: highest scores, the first on ties (a
                 // strict order, so the partial selection is deterministic).
-                self.scores.select_nth_unstable_by(LUCK_SHORTLIST - 1, |a, b| {
-                    b.0.total_cmp(&a.0).then(a.1.cmp(&b.1))
-                });
+                self.scores
+                    .select_nth_unstable_by(LUCK_SHORTLIST - 1, |a, b| {
+                        b.0.total_cmp(&a.0).then(a.1.cmp(&b.1))
+                    });
                 let first = self.listed.len();
                 self.listed.extend(std::iter::repeat_n(false, cands.len()));
                 for &(_, i) in &self.scores[..LUCK_SHORTLIST] {
