@@ -209,25 +209,6 @@ pub enum WeightsOp {
     /// weights files (their hidden layers side by side: slower to
     /// evaluate, stronger).
     Ensemble(FoldArgs),
-    /// The contact net with more hidden units, random on the way in and
-    /// silent on the way out (the same play), for a fit to use.
-    Widen(WidenArgs),
-}
-
-/// The file widened, by how much, and where the result goes.
-#[derive(Args, Debug)]
-pub struct WidenArgs {
-    /// The weights file.
-    pub file: PathBuf,
-    /// Hidden units added to the contact net (a multiple of 32).
-    #[arg(long)]
-    pub units: usize,
-    /// Seed of the new units' weights.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Where the result is written.
-    #[arg(long)]
-    pub out: PathBuf,
 }
 
 /// The files folded and where the result goes.
@@ -490,11 +471,6 @@ fn fold(op: WeightsOp) -> Result<()> {
                 ev.contact.hidden()
             );
             (ev, prov, what, f.out)
-        }
-        WeightsOp::Widen(w) => {
-            let (ev, prov) = surgery::widen(&w.file, w.units, w.seed)?;
-            let what = format!("contact net widened to {} units", ev.contact.hidden());
-            (ev, prov, what, w.out)
         }
     };
     checkpoint::save(&out, &ev, &prov)?;

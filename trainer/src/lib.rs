@@ -10,8 +10,8 @@
 //!   ([`labels`]), labelled by our own deeper search (their values, or
 //!   whole decisions: [`decisions`]), fitted by plain descent or [`adam`];
 //! - [`backprop`]: the backward pass the engine's inference-only nets
-//!   lack; [`surgery`]: nets made from nets (ensembles, averages, wider
-//!   or deeper nets that play as before); [`checkpoint`]: weights files with their training
+//!   lack; [`surgery`]: nets made from nets (ensembles, averages, a second
+//!   hidden layer); [`checkpoint`]: weights files with their training
 //!   record; [`schedule`]: learning rates.
 //!
 //! The `sheshbesh train` subcommands drive these; `weights/README.md`

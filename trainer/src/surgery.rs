@@ -240,62 +240,6 @@ pub fn add_second_layer(
     Ok(())
 }
 
-/// `net` with `extra` more first-layer units, random on the way in and
-/// silent on the way out: the same outputs, and room for a fit to use
-/// (the capacity question of `weights/README.md`). `None` when the widened
-/// layer would exceed [`MAX_HIDDEN`] or `extra` is not a multiple of the
-/// kernels' block.
-pub fn widened(net: &Net, extra: usize, rng: &mut impl Rng) -> Option<Net> {
-    use sheshbesh_engine::evaluation::net::BLOCK;
-    if extra == 0 || !extra.is_multiple_of(BLOCK) || net.hidden() + extra > MAX_HIDDEN {
-        return None;
-    }
-    let fresh = Net::random(net.inputs(), extra, rng);
-    let mut wide = ensemble_nets(&[net, &fresh])?;
-    // The fold halved each member's outputs; keep the first's whole and
-    // the new units' at zero: the output layer reads the old units, the
-    // new ones, then the old second layer.
-    let h = net.hidden();
-    wide.w2 = ndarray::concatenate(
-        Axis(1),
-        &[
-            net.w2.slice(s![.., ..h]),
-            Array2::zeros((OUTPUTS, extra)).view(),
-            net.w2.slice(s![.., h..]),
-        ],
-    )
-    .ok()?
-    .as_standard_layout()
-    .into_owned();
-    wide.b2 = net.b2.clone();
-    Some(wide)
-}
-
-/// A weights file's contact net [`widened`] by `units` (seeded), its
-/// provenance saying so.
-pub fn widen(
-    path: &std::path::Path,
-    units: usize,
-    seed: u64,
-) -> Result<(NetEvaluator, Provenance)> {
-    use rand::SeedableRng;
-    let (mut ev, prov) = checkpoint::load(path)?;
-    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
-    let before = ev.contact.hidden();
-    ev.contact = widened(&ev.contact, units, &mut rng).ok_or_else(|| {
-        anyhow::anyhow!(
-            "cannot add {units} units to {before}: a multiple of {}, at most {MAX_HIDDEN} in all",
-            sheshbesh_engine::evaluation::net::BLOCK
-        )
-    })?;
-    let mut prov = prov.unwrap_or_else(|| Provenance::new("", 0));
-    prov.command = format!(
-        "{} ; widened by {units} contact units (seed {seed})",
-        prov.command
-    );
-    Ok((ev, prov))
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -304,25 +248,6 @@ pub(crate) mod tests {
     use sheshbesh_engine::evaluation::inputs::{Layout, SparseInputs};
     use sheshbesh_engine::Position;
     use std::fs;
-
-    #[test]
-    fn a_widened_net_evaluates_as_before() {
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(4);
-        let net = Net::random(Layout::V2.inputs(), 64, &mut rng);
-        let wide = widened(&net, 32, &mut rng).unwrap();
-        assert_eq!(wide.hidden(), 96);
-        let pos = Position::start();
-        let x = SparseInputs::encode(&pos, Layout::V2);
-        let (a, b) = (
-            net.eval(&x, &mut net.activations()),
-            wide.eval(&x, &mut wide.activations()),
-        );
-        for k in 0..OUTPUTS {
-            assert!((a.0[k] - b.0[k]).abs() < 1e-6, "{a:?} {b:?}");
-        }
-        assert!(widened(&net, 20, &mut rng).is_none(), "not a block");
-        assert!(widened(&net, MAX_HIDDEN, &mut rng).is_none(), "too wide");
-    }
 
     /// A net with a second layer that counts: its output weights random.
     pub(crate) fn deep(hidden: usize, hidden2: usize, seed: u64) -> Net {
