@@ -9,7 +9,8 @@ independent unit of the standard error.
 Opponents:
   pubeval        Tesauro's pubeval (gnubg-nn's copy)
   gnubg0         GNU Backgammon's 0-ply evaluation (gnubg-nn)
-  gnubgN         gnubg at N ply (slow)
+  gnubgN         gnubg at N ply (slow; gnubg-nn 1.1.0a11 crashes or hangs
+                 on some positions above 0-ply, so such runs may not finish)
   sage1          Open Sage at its 1-ply (= gnubg's 0-ply), cubeless
                  (pip install bgsage); sageN its N-ply
   self:PLY[:W]   Sheshbesh itself at PLY with weights W (default: shipped)
@@ -28,11 +29,12 @@ Usage:
 import argparse
 import json
 import math
-import multiprocessing as mp
 import os
 import random
 import subprocess
 import sys
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 import gnubg_nn as g
 
@@ -243,8 +245,16 @@ def main():
         raise SystemExit(f"bad --gnubg-plays {a.gnubg_plays!r}: race, crashed, contact or first:N")
     chunks = max(a.jobs * 8, 1)
     bounds = [(a.pairs * k // chunks, a.pairs * (k + 1) // chunks, a) for k in range(chunks)]
-    with mp.Pool(a.jobs) as pool:
-        means = [x for part in pool.map(worker, bounds) for x in part]
+    # A pool that reports a dead worker: gnubg-nn 1.1.0a11's searches above
+    # 0-ply crash on some positions (YbeJASSw5+ABYA with 62 at 1-ply) and
+    # never return on others (q70PAABtuwcAAA with 66), and mp.Pool waits
+    # for a crashed worker forever.
+    try:
+        with ProcessPoolExecutor(max_workers=a.jobs) as pool:
+            means = [x for part in pool.map(worker, bounds) for x in part]
+    except BrokenProcessPool:
+        raise SystemExit(f"a worker died (against {a.opponent}: gnubg-nn's searches above 0-ply "
+                         "crash on some positions); no result")
     n = len(means)
     mean = sum(means) / n
     var = sum((x - mean) ** 2 for x in means) / (n - 1) if n > 1 else 0.0
