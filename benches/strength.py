@@ -9,8 +9,7 @@ independent unit of the standard error.
 Opponents:
   pubeval        Tesauro's pubeval (gnubg-nn's copy)
   gnubg0         GNU Backgammon's 0-ply evaluation (gnubg-nn)
-  gnubgN         gnubg at N ply (slow; gnubg-nn 1.1.0a11 crashes or hangs
-                 on some positions above 0-ply, so such runs may not finish)
+  gnubgN         gnubg at N ply (slow)
   sage1          Open Sage at its 1-ply (= gnubg's 0-ply), cubeless
                  (pip install bgsage); sageN its N-ply
   self:PLY[:W]   Sheshbesh itself at PLY with weights W (default: shipped)
@@ -72,10 +71,14 @@ class Gnubg:
         self.ply = ply
 
     def play(self, board, d1, d2):
-        r = g.best_move(board, d1, d2, n=self.ply, list=1)
-        if not r or not r[1]:
+        # The board after the play (`b=1`), not the candidate list: with
+        # `list=1` gnubg-nn 1.1.0a11's searches above 0-ply crash or hang
+        # when one play is forced (YbeJASSw5+ABYA with 62, q70PAABtuwcAAA
+        # with 66).
+        r = g.best_move(board, d1, d2, n=self.ply, b=1)
+        if not r or not r[0] or not r[1]:
             return [list(board[1]), list(board[0])]
-        after = g.board_from_position_key(r[1][0][0])
+        after = g.board_from_position_key(r[1])
         return [list(after[0]), list(after[1])]
 
     def close(self):
@@ -245,16 +248,13 @@ def main():
         raise SystemExit(f"bad --gnubg-plays {a.gnubg_plays!r}: race, crashed, contact or first:N")
     chunks = max(a.jobs * 8, 1)
     bounds = [(a.pairs * k // chunks, a.pairs * (k + 1) // chunks, a) for k in range(chunks)]
-    # A pool that reports a dead worker: gnubg-nn 1.1.0a11's searches above
-    # 0-ply crash on some positions (YbeJASSw5+ABYA with 62 at 1-ply) and
-    # never return on others (q70PAABtuwcAAA with 66), and mp.Pool waits
-    # for a crashed worker forever.
+    # A pool that reports a dead worker (mp.Pool waits for a crashed one
+    # forever, as it did when gnubg-nn crashed; see Gnubg.play).
     try:
         with ProcessPoolExecutor(max_workers=a.jobs) as pool:
             means = [x for part in pool.map(worker, bounds) for x in part]
     except BrokenProcessPool:
-        raise SystemExit(f"a worker died (against {a.opponent}: gnubg-nn's searches above 0-ply "
-                         "crash on some positions); no result")
+        raise SystemExit(f"a worker died playing against {a.opponent}; no result")
     n = len(means)
     mean = sum(means) / n
     var = sum((x - mean) ** 2 for x in means) / (n - 1) if n > 1 else 0.0
