@@ -52,24 +52,24 @@ impl Tables {
     }
 }
 
+/// The published weights (`contact_wc` or `race_wr`) as they are listed.
+fn published(key: &str) -> [f32; 122] {
+    let v: serde_json::Value =
+        serde_json::from_str(include_str!("../../../data/pubeval/pubeval_weights.json"))
+            .expect("shipped pubeval weights are valid JSON");
+    let a = v[key].as_array().expect("weights array");
+    let mut w = [0f32; 122];
+    for (i, x) in a.iter().enumerate() {
+        w[i] = x.as_f64().expect("number") as f32;
+    }
+    w
+}
+
 fn weights() -> &'static Weights {
     static W: OnceLock<Weights> = OnceLock::new();
-    W.get_or_init(|| {
-        let v: serde_json::Value =
-            serde_json::from_str(include_str!("../../../data/pubeval/pubeval_weights.json"))
-                .expect("shipped pubeval weights are valid JSON");
-        let read = |k: &str| -> Tables {
-            let a = v[k].as_array().expect("weights array");
-            let mut w = [0f32; 122];
-            for (i, x) in a.iter().enumerate() {
-                w[i] = x.as_f64().expect("number") as f32;
-            }
-            Tables::new(&w)
-        };
-        Weights {
-            contact: read("contact_wc"),
-            race: read("race_wr"),
-        }
+    W.get_or_init(|| Weights {
+        contact: Tables::new(&published("contact_wc")),
+        race: Tables::new(&published("race_wr")),
     })
 }
 
@@ -158,16 +158,9 @@ mod tests {
         s + w[120] * f32::from(after.opp.bar()) / 2.0 + w[121] * f32::from(after.me.off()) / 15.0
     }
 
-    fn raw(key: &str) -> [f32; 122] {
-        let v: serde_json::Value =
-            serde_json::from_str(include_str!("../../../data/pubeval/pubeval_weights.json"))
-                .unwrap();
-        std::array::from_fn(|i| v[key][i].as_f64().unwrap() as f32)
-    }
-
     #[test]
     fn tables_score_as_the_encoding_reads() {
-        let (wc, wr) = (raw("contact_wc"), raw("race_wr"));
+        let (wc, wr) = (published("contact_wc"), published("race_wr"));
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
         let mut list = MoveList::new();
         let mut checked = 0;
