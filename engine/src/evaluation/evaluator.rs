@@ -8,8 +8,8 @@
 use std::sync::Arc;
 
 use crate::evaluation::bearoff::Bearoff;
-use crate::evaluation::inputs::{Layout, SparseInputs};
-use crate::evaluation::net::Net;
+use crate::evaluation::inputs::{Layout, Reference, SparseInputs};
+use crate::evaluation::net::{FirstSums, Net};
 use crate::evaluation::probs::Probs;
 use crate::evaluation::weights::{WeightsError, WeightsSet};
 use crate::rules::movegen::Candidate;
@@ -20,6 +20,15 @@ use crate::rules::scoring::{win_kind, WinKind};
 pub trait Evaluator: Sync {
     /// Evaluates a batch: `out[i]` for `positions[i]` (same lengths).
     fn eval_batch(&self, positions: &[Position], out: &mut [Probs]);
+
+    /// Evaluates a batch of positions that are each a few checkers away
+    /// from `near` (the plays of one position, or the first of them): an
+    /// evaluator may value them by their differences from `near`, within
+    /// rounding of [`Self::eval_batch`], which is the default.
+    fn eval_batch_near(&self, near: &Position, positions: &[Position], out: &mut [Probs]) {
+        let _ = near;
+        self.eval_batch(positions, out);
+    }
 
     /// Evaluates one position.
     fn eval(&self, pos: &Position) -> Probs {
@@ -63,7 +72,9 @@ pub fn candidate_values<E: Evaluator + ?Sized>(
         let mut swapped = s.borrow_mut();
         swapped.clear();
         swapped.extend(candidates.iter().map(|c| c.position.swapped()));
-        eval.eval_batch(&swapped, out);
+        if let Some(first) = swapped.first() {
+            eval.eval_batch_near(first, &swapped, out);
+        }
     });
     for (o, c) in out.iter_mut().zip(candidates) {
         *o = match final_result(&c.position) {
@@ -198,6 +209,10 @@ impl NetEvaluator {
     }
 }
 
+/// The fewest positions [`NetEvaluator`] values by their differences from
+/// a nearby one (which costs one first layer more).
+const NEAR_BATCH: usize = 4;
+
 /// Removes outcomes the position rules out: no gammons once the loser has
 /// borne a checker off, no backgammons in a race where the loser is out of
 /// the winner's home board, then orders the outputs.
@@ -234,6 +249,38 @@ impl Evaluator for NetEvaluator {
             }
             self.encode_into(pos, &mut x);
             *o = sanitize(pos, self.net_for(pos).eval(&x, &mut act));
+        }
+    }
+
+    fn eval_batch_near(&self, near: &Position, positions: &[Position], out: &mut [Probs]) {
+        // Too few positions to repay valuing `near` first.
+        if positions.len() < NEAR_BATCH || self.exact(near).is_some() {
+            return self.eval_batch(positions, out);
+        }
+        let phase = Phase::of(near);
+        let net = self.net(phase);
+        let reference = Reference::new(near, self.layout);
+        let mut sums = FirstSums::default();
+        net.first_sums(reference.inputs(), &mut sums);
+        let (mut x, mut act) = (SparseInputs::default(), net.activations());
+        for (pos, o) in positions.iter().zip(out.iter_mut()) {
+            if let Some(p) = self.exact(pos) {
+                *o = p;
+                continue;
+            }
+            let raw = if Phase::of(pos) == phase {
+                x.fill_difference(pos, &reference);
+                if x.len() < reference.inputs().len() {
+                    net.eval_near(&sums, &x, &mut act)
+                } else {
+                    self.encode_into(pos, &mut x);
+                    net.eval(&x, &mut act)
+                }
+            } else {
+                self.encode_into(pos, &mut x);
+                self.net_for(pos).eval(&x, &mut act)
+            };
+            *o = sanitize(pos, raw);
         }
     }
 
@@ -312,6 +359,83 @@ mod tests {
         let mut scratch = Vec::new();
         let (_, v) = best_candidate(&PipCounter, &cands, &mut scratch);
         assert!((v.win() - (0.5 + 11.0 / 100.0)).abs() < 1e-6);
+    }
+
+    /// Positions of random games from the start (contact, hits, the bar,
+    /// races and bear-offs), each with the candidates of a random roll.
+    fn random_game_steps(games: usize, seed: u64) -> Vec<(Position, Vec<Candidate>)> {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut steps = Vec::new();
+        for _ in 0..games {
+            let mut pos = Position::start();
+            loop {
+                let dice = Dice::new(rng.gen_range(1..=6), rng.gen_range(1..=6)).unwrap();
+                let cands = legal_moves(&pos, dice);
+                let after = cands[rng.gen_range(0..cands.len())].position;
+                steps.push((pos, cands));
+                if after.me.off() == 15 {
+                    break;
+                }
+                pos = after.swapped();
+            }
+        }
+        steps
+    }
+
+    #[test]
+    fn differences_from_a_reference_are_the_inputs_differences() {
+        for layout in [Layout::V2, Layout::V3] {
+            let n = layout.inputs();
+            for (pos, cands) in random_game_steps(20, 5) {
+                let reference = Reference::new(&pos.swapped(), layout);
+                let old = SparseInputs::encode(&pos.swapped(), layout).dense_of(n);
+                assert_eq!(reference.inputs().dense_of(n), old);
+                let mut d = SparseInputs::default();
+                for c in &cands {
+                    let board = c.position.swapped();
+                    d.fill_difference(&board, &reference);
+                    let new = SparseInputs::encode(&board, layout).dense_of(n);
+                    let want: Vec<f32> = new.iter().zip(&old).map(|(a, b)| a - b).collect();
+                    assert_eq!(d.dense_of(n), want, "{layout:?}");
+                }
+            }
+        }
+    }
+
+    /// Valued by their differences from a nearby position, plays get
+    /// their plain values within rounding: from the parent, from the
+    /// first play (as [`candidate_values`] does), and across phases (a
+    /// play that breaks contact is valued by the race net).
+    #[test]
+    fn batches_valued_near_a_position_agree_with_plain_batches() {
+        use rand::SeedableRng;
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
+        let layout = Layout::V3;
+        let ev = NetEvaluator {
+            contact: Net::random(layout.inputs(), 96, &mut rng),
+            race: Net::random(layout.inputs(), 64, &mut rng),
+            bearoff: None,
+            layout,
+        };
+        let (mut plain, mut near) = (Vec::new(), Vec::new());
+        let mut checked = 0;
+        for (pos, cands) in random_game_steps(20, 7) {
+            let boards: Vec<Position> = cands.iter().map(|c| c.position.swapped()).collect();
+            plain.resize(boards.len(), Probs::default());
+            near.resize(boards.len(), Probs::default());
+            ev.eval_batch(&boards, &mut plain);
+            for reference in [pos.swapped(), boards[0]] {
+                ev.eval_batch_near(&reference, &boards, &mut near);
+                for (a, b) in plain.iter().zip(&near) {
+                    for k in 0..5 {
+                        assert!((a.0[k] - b.0[k]).abs() < 2e-6, "{a:?} {b:?}");
+                    }
+                }
+                checked += boards.len();
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
     }
 
     #[test]

@@ -123,6 +123,18 @@ impl SparseInputs {
         &self.val[..self.len]
     }
 
+    /// The number of non-zero inputs.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// No input is non-zero.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     /// The dense vector of `n` inputs (for reference computations and
     /// tests).
     pub fn dense_of(&self, n: usize) -> Vec<f32> {
@@ -133,67 +145,152 @@ impl SparseInputs {
         d
     }
 
+    /// Appends input `i` when `v` is not zero (without a branch: the
+    /// slot is written either way, and kept only then).
     #[inline(always)]
     fn push(&mut self, i: usize, v: f32) {
-        if v != 0.0 {
-            self.idx[self.len] = i as u16;
-            self.val[self.len] = v;
-            self.len += 1;
-        }
+        let at = self.len.min(MAX_INPUTS - 1);
+        self.idx[at] = i as u16;
+        self.val[at] = v;
+        self.len += usize::from(v != 0.0);
     }
 
     fn side(&mut self, s: &Checkers, o: &Checkers, base: usize, layout: Layout) {
         let mut occ = s.occupied();
-        let mut pips = 0u32;
         while occ != 0 {
             let p = occ.trailing_zeros() as usize;
             occ &= occ - 1;
-            let n = s.at(p);
-            pips += p as u32 * u32::from(n);
             let at = base + (p - 1) * 4;
-            match n {
-                1 => self.push(at, 1.0),
-                2 => self.push(at + 1, 1.0),
-                _ => {
-                    self.push(at + 2, 1.0);
-                    self.push(at + 3, f32::from(n - 3) * 0.5);
-                }
+            for (k, u) in point_units(s.at(p)).into_iter().enumerate() {
+                self.push(at + k, u);
             }
         }
-        let f = base + 100;
-        self.push(f, f32::from(s.off()) / 15.0);
-        self.push(f + 1, pips as f32 / 150.0);
-        self.push(f + 2, s.highest() as f32 / 25.0);
-        self.push(f + 3, highest_bit(s.made() & POINTS_MASK) as f32 / 24.0);
-        self.push(f + 4, (s.made() & 0b111_1110).count_ones() as f32 / 6.0);
-        self.push(f + 5, longest_run(s.made() & POINTS_MASK) as f32 / 6.0);
-        let hits = shots(s, o);
-        self.push(f + 6, hits.any as f32 / 36.0);
-        self.push(f + 7, escapes(s, o) as f32 / 36.0);
-        self.push(f + 8, containment(o) as f32 / 36.0);
-        if s.bar() > 0 {
-            let closed = (o.made() & 0b111_1110).count_ones() as f32 / 6.0;
-            self.push(f + 9, closed * closed);
+        let t = tail(s, o, layout);
+        for (k, &v) in t[..=layout.features()].iter().enumerate() {
+            self.push(base + 100 + k, v);
         }
-        self.push(f + 10, back_checkers(s) as f32 / 15.0);
-        self.push(
-            f + 11,
-            (s.occupied() & !s.made() & POINTS_MASK).count_ones() as f32 / 15.0,
+    }
+
+    /// One side's part of [`Self::fill_difference`]: the units of the
+    /// points whose counts changed, and the tail's changes.
+    fn side_difference(
+        &mut self,
+        (s, o): (&Checkers, &Checkers),
+        (old, old_tail): (&Checkers, &Tail),
+        base: usize,
+        layout: Layout,
+    ) {
+        let mut changed = s.differing(old);
+        while changed != 0 {
+            let p = changed.trailing_zeros() as usize;
+            changed &= changed - 1;
+            let (a, b) = (point_units(s.at(p)), point_units(old.at(p)));
+            for k in 0..4 {
+                self.push(base + (p - 1) * 4 + k, a[k] - b[k]);
+            }
+        }
+        let t = tail(s, o, layout);
+        for k in 0..=layout.features() {
+            self.push(base + 100 + k, t[k] - old_tail[k]);
+        }
+    }
+
+    /// Makes `self` the inputs of `pos` less those of `reference`'s
+    /// position: only the inputs that differ, with the difference as value.
+    /// Cheaper than encoding `pos` and taking [`Self::difference`]: the
+    /// board's units are compared point by point, not input by input.
+    pub fn fill_difference(&mut self, pos: &Position, reference: &Reference) {
+        self.len = 0;
+        let layout = reference.layout;
+        let (r, t) = (&reference.pos, &reference.tails);
+        self.side_difference((&pos.me, &pos.opp), (&r.me, &t[0]), 0, layout);
+        self.side_difference(
+            (&pos.opp, &pos.me),
+            (&r.opp, &t[1]),
+            layout.per_side(),
+            layout,
         );
-        if layout != Layout::V2 {
-            let open = !Checkers::mirrored(o.made()) & POINTS_MASK;
-            let board = s.occupied() & POINTS_MASK;
-            let mobility: u32 = (1..=6).map(|d| ((board >> d) & open).count_ones()).sum();
-            self.push(f + 12, mobility as f32 / 40.0);
-            self.push(f + 13, (s.made() & (0x3F << 19)).count_ones() as f32 / 3.0);
-            let outside: u32 = (7..=25).map(|i| i as u32 * u32::from(s.at(i))).sum();
-            self.push(f + 14, outside as f32 / 150.0);
-            self.push(f + 15, hits.double as f32 / 36.0);
-            self.push(f + 16, hits.risk / 36.0);
-            let home = (s.made() & 0x7E).count_ones() as f32;
-            let outer = (s.made() >> 7 & 0x3F).count_ones() as f32;
-            self.push(f + 17, home * outer / 36.0);
+    }
+}
+
+/// The units of a point holding `n` checkers (see the module doc).
+#[inline(always)]
+fn point_units(n: u8) -> [f32; 4] {
+    match n {
+        0 => [0.0; 4],
+        1 => [1.0, 0.0, 0.0, 0.0],
+        2 => [0.0, 1.0, 0.0, 0.0],
+        _ => [0.0, 0.0, 1.0, f32::from(n - 3) * 0.5],
+    }
+}
+
+/// The inputs of a side after its points: borne off, then the features
+/// (as many as the layout has; the rest zero).
+type Tail = [f32; 18];
+
+fn tail(s: &Checkers, o: &Checkers, layout: Layout) -> Tail {
+    let mut t = [0.0f32; 18];
+    let pips: u32 = (1..=BAR).map(|p| p as u32 * u32::from(s.at(p))).sum();
+    t[0] = f32::from(s.off()) / 15.0;
+    t[1] = pips as f32 / 150.0;
+    t[2] = s.highest() as f32 / 25.0;
+    t[3] = highest_bit(s.made() & POINTS_MASK) as f32 / 24.0;
+    t[4] = (s.made() & 0b111_1110).count_ones() as f32 / 6.0;
+    t[5] = longest_run(s.made() & POINTS_MASK) as f32 / 6.0;
+    let hits = shots(s, o);
+    t[6] = hits.any as f32 / 36.0;
+    t[7] = escapes(s, o) as f32 / 36.0;
+    t[8] = containment(o) as f32 / 36.0;
+    if s.bar() > 0 {
+        let closed = (o.made() & 0b111_1110).count_ones() as f32 / 6.0;
+        t[9] = closed * closed;
+    }
+    t[10] = back_checkers(s) as f32 / 15.0;
+    t[11] = (s.occupied() & !s.made() & POINTS_MASK).count_ones() as f32 / 15.0;
+    if layout != Layout::V2 {
+        let open = !Checkers::mirrored(o.made()) & POINTS_MASK;
+        let board = s.occupied() & POINTS_MASK;
+        let mobility: u32 = (1..=6).map(|d| ((board >> d) & open).count_ones()).sum();
+        t[12] = mobility as f32 / 40.0;
+        t[13] = (s.made() & (0x3F << 19)).count_ones() as f32 / 3.0;
+        let outside: u32 = (7..=25).map(|i| i as u32 * u32::from(s.at(i))).sum();
+        t[14] = outside as f32 / 150.0;
+        t[15] = hits.double as f32 / 36.0;
+        t[16] = hits.risk / 36.0;
+        let home = (s.made() & 0x7E).count_ones() as f32;
+        let outer = (s.made() >> 7 & 0x3F).count_ones() as f32;
+        t[17] = home * outer / 36.0;
+    }
+    t
+}
+
+/// A position encoded once, so that nearby positions (its plays) can be
+/// encoded by their differences from it ([`SparseInputs::fill_difference`]).
+#[derive(Clone, Debug)]
+pub struct Reference {
+    pos: Position,
+    layout: Layout,
+    tails: [Tail; 2],
+    inputs: SparseInputs,
+}
+
+impl Reference {
+    /// `pos` encoded in `layout`.
+    pub fn new(pos: &Position, layout: Layout) -> Reference {
+        Reference {
+            pos: *pos,
+            layout,
+            tails: [
+                tail(&pos.me, &pos.opp, layout),
+                tail(&pos.opp, &pos.me, layout),
+            ],
+            inputs: SparseInputs::encode(pos, layout),
         }
+    }
+
+    /// The position's inputs.
+    pub fn inputs(&self) -> &SparseInputs {
+        &self.inputs
     }
 }
 

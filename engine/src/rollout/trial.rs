@@ -231,7 +231,7 @@ impl LuckPass {
         }
         self.values.clear();
         self.values.resize(self.boards.len(), Probs::default());
-        base.eval_batch(&self.boards, &mut self.values);
+        base.eval_batch_near(&pos.swapped(), &self.boards, &mut self.values);
     }
 
     /// The best valued play of roll `k` (index into `after`) by the

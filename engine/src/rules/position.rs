@@ -69,6 +69,33 @@ fn mask_above(counts: &[u8; 32], k: u8) -> u32 {
     }
 }
 
+/// Bit i set when the counts differ at index i, for i in 1..=25.
+#[inline(always)]
+fn mask_differing(a: &[u8; 32], b: &[u8; 32]) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8};
+        // SAFETY: as in `mask_above`.
+        unsafe {
+            let (p, q) = (a.as_ptr() as *const __m128i, b.as_ptr() as *const __m128i);
+            let lo = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(p), _mm_loadu_si128(q)));
+            let hi = _mm_movemask_epi8(_mm_cmpeq_epi8(
+                _mm_loadu_si128(p.add(1)),
+                _mm_loadu_si128(q.add(1)),
+            ));
+            !((lo as u32 & 0xFFFF) | ((hi as u32) << 16)) & POINTS_AND_BAR
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut m = 0u32;
+        for i in 1..26 {
+            m |= u32::from(a[i] != b[i]) << i;
+        }
+        m
+    }
+}
+
 /// Row i holds a single 1 at index i: a step's change of the counts is
 /// `ONE_HOT[to] - ONE_HOT[from]`, two vector operations.
 const ONE_HOT: [[u8; 32]; 26] = {
@@ -120,6 +147,13 @@ impl Checkers {
     #[inline]
     pub fn counts(&self) -> &[u8; 26] {
         self.counts.first_chunk().expect("32 >= 26")
+    }
+
+    /// Bitboard of the points and bar (indices 1..=25) where `self` and
+    /// `other` hold different counts.
+    #[inline]
+    pub fn differing(&self, other: &Checkers) -> u32 {
+        mask_differing(&self.counts, &other.counts)
     }
 
     /// Bitboard of indices holding at least one checker.

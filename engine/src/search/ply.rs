@@ -190,6 +190,13 @@ impl<E: Evaluator + ?Sized> Evaluator for Ply<'_, E> {
             *o = self.eval_at(p, self.depth, true);
         }
     }
+
+    fn eval_batch_near(&self, near: &Position, positions: &[Position], out: &mut [Probs]) {
+        if self.depth == 0 {
+            return self.base.eval_batch_near(near, positions, out);
+        }
+        self.eval_batch(positions, out);
+    }
 }
 
 /// Indices of the plays a filter keeps by money equity, best first.
