@@ -10,8 +10,8 @@
 //!   three. At most two units of a point are non-zero, which keeps the list
 //!   short;
 //! - borne off / 15;
-//! - [`FEATURES`] features: pips / 150, rearmost checker / 25, rearmost
-//!   anchor / 24, home points made / 6, longest prime / 6, the share of the
+//! - the hand-made features ([`Layout::features`]): pips / 150, rearmost
+//!   checker / 25, rearmost anchor / 24, home points made / 6, longest prime / 6, the share of the
 //!   36 rolls with which this side hits a blot of the other, the share
 //!   with which its rearmost checker escapes the other's blockade, the
 //!   other's containment (the fewest escapes of a checker on any of points
@@ -76,7 +76,7 @@ impl Layout {
 }
 
 /// The most inputs of any layout.
-pub const MAX_INPUTS: usize = 2 * (25 * 4 + 1 + 17);
+pub const MAX_INPUTS: usize = 2 * (25 * 4 + 1 + FEATURES_MAX);
 
 /// The non-zero inputs of one position, as (index, value) pairs.
 #[derive(Clone, Debug)]
@@ -197,8 +197,8 @@ impl SparseInputs {
 
     /// Makes `self` the inputs of `pos` less those of `reference`'s
     /// position: only the inputs that differ, with the difference as value.
-    /// Cheaper than encoding `pos` and taking [`Self::difference`]: the
-    /// board's units are compared point by point, not input by input.
+    /// Cheaper than encoding `pos` and comparing input by input: the
+    /// board's units are compared only where a point's count changed.
     pub fn fill_difference(&mut self, pos: &Position, reference: &Reference) {
         self.len = 0;
         let layout = reference.layout;
@@ -226,10 +226,13 @@ fn point_units(n: u8) -> [f32; 4] {
 
 /// The inputs of a side after its points: borne off, then the features
 /// (as many as the layout has; the rest zero).
-type Tail = [f32; 18];
+type Tail = [f32; 1 + FEATURES_MAX];
+
+/// The most features per side of any layout.
+const FEATURES_MAX: usize = 17;
 
 fn tail(s: &Checkers, o: &Checkers, layout: Layout) -> Tail {
-    let mut t = [0.0f32; 18];
+    let mut t: Tail = [0.0; 1 + FEATURES_MAX];
     let pips: u32 = (1..=BAR).map(|p| p as u32 * u32::from(s.at(p))).sum();
     t[0] = f32::from(s.off()) / 15.0;
     t[1] = pips as f32 / 150.0;

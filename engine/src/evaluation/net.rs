@@ -174,7 +174,7 @@ impl Net {
     }
 
     /// Evaluates the position whose inputs are those `sums` were made from
-    /// plus `delta` ([`SparseInputs::difference`]). A play moves a few
+    /// plus `delta` ([`SparseInputs::fill_difference`]). A play moves a few
     /// checkers, so a candidate differs from its parent in fewer inputs
     /// (about 18 in the middle game) than it has non-zero (about 40): the
     /// first layer, two thirds of an evaluation, then sums fewer rows.
