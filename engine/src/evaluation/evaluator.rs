@@ -268,14 +268,13 @@ impl Evaluator for NetEvaluator {
                 *o = p;
                 continue;
             }
-            let raw = if Phase::of(pos) == phase {
+            // By its differences when they are fewer than its inputs.
+            let near_enough = Phase::of(pos) == phase && {
                 x.fill_difference(pos, &reference);
-                if x.len() < reference.inputs().len() {
-                    net.eval_near(&sums, &x, &mut act)
-                } else {
-                    self.encode_into(pos, &mut x);
-                    net.eval(&x, &mut act)
-                }
+                x.len() < reference.inputs().len()
+            };
+            let raw = if near_enough {
+                net.eval_near(&sums, &x, &mut act)
             } else {
                 self.encode_into(pos, &mut x);
                 self.net_for(pos).eval(&x, &mut act)
@@ -332,17 +331,22 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_file_with_a_net_this_build_does_not_use_is_refused() {
+    /// Random layout-3 nets of these sizes, without bear-off databases.
+    fn random_evaluator(seed: u64, contact: usize, race: usize) -> NetEvaluator {
         use rand::SeedableRng;
-        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(9);
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
         let layout = Layout::V3;
-        let ev = NetEvaluator {
-            contact: Net::random(layout.inputs(), 32, &mut rng),
-            race: Net::random(layout.inputs(), 32, &mut rng),
+        NetEvaluator {
+            contact: Net::random(layout.inputs(), contact, &mut rng),
+            race: Net::random(layout.inputs(), race, &mut rng),
             bearoff: None,
             layout,
-        };
+        }
+    }
+
+    #[test]
+    fn a_file_with_a_net_this_build_does_not_use_is_refused() {
+        let ev = random_evaluator(9, 32, 32);
         let mut set = ev.to_weights("t");
         let back = crate::evaluation::weights::decode(&crate::evaluation::weights::encode(&set));
         assert_eq!(NetEvaluator::from_weights(&back.unwrap()).unwrap(), ev);
@@ -409,15 +413,7 @@ mod tests {
     /// play that breaks contact is valued by the race net).
     #[test]
     fn batches_valued_near_a_position_agree_with_plain_batches() {
-        use rand::SeedableRng;
-        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
-        let layout = Layout::V3;
-        let ev = NetEvaluator {
-            contact: Net::random(layout.inputs(), 96, &mut rng),
-            race: Net::random(layout.inputs(), 64, &mut rng),
-            bearoff: None,
-            layout,
-        };
+        let ev = random_evaluator(11, 96, 64);
         let (mut plain, mut near) = (Vec::new(), Vec::new());
         let mut checked = 0;
         for (pos, cands) in random_game_steps(20, 7) {

@@ -106,9 +106,14 @@ impl SparseInputs {
 
     /// Re-encodes in place in `layout`.
     pub fn fill(&mut self, pos: &Position, layout: Layout) {
+        self.fill_with_tails(pos, layout, &tails(pos, layout));
+    }
+
+    /// [`Self::fill`] with both sides' tails already known.
+    fn fill_with_tails(&mut self, pos: &Position, layout: Layout, tails: &[Tail; 2]) {
         self.len = 0;
-        self.side(&pos.me, &pos.opp, 0, layout);
-        self.side(&pos.opp, &pos.me, layout.per_side(), layout);
+        self.side(&pos.me, &tails[0], 0, layout);
+        self.side(&pos.opp, &tails[1], layout.per_side(), layout);
     }
 
     /// Indices of the non-zero inputs.
@@ -155,7 +160,7 @@ impl SparseInputs {
         self.len += usize::from(v != 0.0);
     }
 
-    fn side(&mut self, s: &Checkers, o: &Checkers, base: usize, layout: Layout) {
+    fn side(&mut self, s: &Checkers, t: &Tail, base: usize, layout: Layout) {
         let mut occ = s.occupied();
         while occ != 0 {
             let p = occ.trailing_zeros() as usize;
@@ -165,7 +170,6 @@ impl SparseInputs {
                 self.push(at + k, u);
             }
         }
-        let t = tail(s, o, layout);
         for (k, &v) in t[..=layout.features()].iter().enumerate() {
             self.push(base + 100 + k, v);
         }
@@ -231,6 +235,14 @@ type Tail = [f32; 1 + FEATURES_MAX];
 /// The most features per side of any layout.
 const FEATURES_MAX: usize = 17;
 
+/// Both sides' tails: the player on roll's, then the opponent's.
+fn tails(pos: &Position, layout: Layout) -> [Tail; 2] {
+    [
+        tail(&pos.me, &pos.opp, layout),
+        tail(&pos.opp, &pos.me, layout),
+    ]
+}
+
 fn tail(s: &Checkers, o: &Checkers, layout: Layout) -> Tail {
     let mut t: Tail = [0.0; 1 + FEATURES_MAX];
     let pips: u32 = (1..=BAR).map(|p| p as u32 * u32::from(s.at(p))).sum();
@@ -280,14 +292,14 @@ pub struct Reference {
 impl Reference {
     /// `pos` encoded in `layout`.
     pub fn new(pos: &Position, layout: Layout) -> Reference {
+        let tails = tails(pos, layout);
+        let mut inputs = SparseInputs::default();
+        inputs.fill_with_tails(pos, layout, &tails);
         Reference {
             pos: *pos,
             layout,
-            tails: [
-                tail(&pos.me, &pos.opp, layout),
-                tail(&pos.opp, &pos.me, layout),
-            ],
-            inputs: SparseInputs::encode(pos, layout),
+            tails,
+            inputs,
         }
     }
 
