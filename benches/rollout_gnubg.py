@@ -72,9 +72,17 @@ def sample(seed):
     return picked
 
 
+def geometric_mean(xs):
+    """None for no values."""
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
 def gnubg_rollout(pid, trials, seed, threads=1):
     cmds = "\n".join([
         "set player 0 human", "set player 1 human",
+        # gnubg prints 3 decimals by default, which rounds a race's
+        # standard error to 0.000 and a contact one's by up to 7%.
+        "set output digits 5",
         f"set rollout trials {trials}",
         "set rollout chequerplay plies 0", "set rollout cubedecision plies 0",
         "set rollout cubeful off", "set rollout varredn on",
@@ -164,13 +172,24 @@ def main():
     # would need for a given error); per trial: SE x sqrt(trials).
     eff_ours = sum(o["seconds"] * o["se"] ** 2 for o in ours)
     eff_gnubg = sum(t["seconds"] * t["se"] ** 2 for t in theirs)
-    per_trial = [(o["se"] * math.sqrt(o["trials"])) / (t["se"] * math.sqrt(t["trials"]))
-                 for o, t in zip(ours, theirs) if t["se"] > 0 and o["se"] > 0]
-    se_ratio = math.exp(sum(math.log(x) for x in per_trial) / len(per_trial))
+    for r in rows:
+        o, t = r["ours"], r["gnubg"]
+        # Positions both programs value exactly (a database, a certain
+        # result) have no error to compare.
+        if t["se"] > 0 and o["se"] > 0:
+            r["per_trial_se_ratio"] = ((o["se"] * math.sqrt(o["trials"]))
+                                       / (t["se"] * math.sqrt(t["trials"])))
+    se_ratio = geometric_mean([r["per_trial_se_ratio"] for r in rows if "per_trial_se_ratio" in r])
+    se_ratio_by_kind = {
+        k: geometric_mean([r["per_trial_se_ratio"] for r in rows
+                           if r["kind"] == k and "per_trial_se_ratio" in r])
+        for k in ("contact", "race", "bearoff")
+    }
     scaling = sum(o["seconds"] for o in ours1) / sum(o["seconds"] for o in ours)
     summary = {
         "efficiency_ratio": eff_gnubg / eff_ours,
         "per_trial_se_ratio": se_ratio,
+        "per_trial_se_ratio_by_kind": se_ratio_by_kind,
         "seconds": {"ours": sum(o["seconds"] for o in ours),
                     "gnubg": sum(t["seconds"] for t in theirs),
                     "ours_1_thread": sum(o["seconds"] for o in ours1)},
@@ -182,17 +201,20 @@ def main():
         print(json.dumps({"rows": rows, "mean_difference": bias,
                           "within_2se": within, "within_2se_after_bias": within_b, **summary}))
         return
-    print(f"{'position':<16} {'kind':<8} {'ours':>16} {'gnubg':>16} {'diff':>7} {'z':>5}")
+    print(f"{'position':<16} {'kind':<8} {'ours':>18} {'gnubg':>18} {'diff':>7} {'z':>5} "
+          f"{'SE/trial':>8}")
     for r in rows:
         z = r["diff"] / r["se"] if r["se"] else 0.0
+        ratio = f"{r['per_trial_se_ratio']:.2f}" if "per_trial_se_ratio" in r else "-"
         print(f"{r['position_id']:<16} {r['kind']:<8} "
-              f"{r['ours']['equity']:+.3f} ± {r['ours']['se']:.3f}   "
-              f"{r['gnubg']['equity']:+.3f} ± {r['gnubg']['se']:.3f} "
-              f"{r['diff']:+.3f} {z:+5.1f}")
+              f"{r['ours']['equity']:+.3f} ± {r['ours']['se']:.5f} "
+              f"{r['gnubg']['equity']:+.3f} ± {r['gnubg']['se']:.5f} "
+              f"{r['diff']:+.3f} {z:+5.1f} {ratio:>8}")
     print(f"mean difference (ours - gnubg): {bias:+.4f}")
     print(f"within 2 combined SE: {within}/{len(rows)}; "
           f"after removing the mean difference: {within_b}/{len(rows)}")
-    print(f"per-trial standard error, ours over gnubg's (geometric mean): {se_ratio:.2f}")
+    print(f"per-trial standard error, ours over gnubg's (geometric mean): {se_ratio:.2f} "
+          + "(" + ", ".join(f"{k} {v:.2f}" for k, v in se_ratio_by_kind.items() if v) + ")")
     print(f"time: ours {summary['seconds']['ours']:.1f} s ({a.trials} trials), "
           f"gnubg {summary['seconds']['gnubg']:.1f} s ({a.gnubg_trials} trials), "
           f"{a.threads} threads each")
