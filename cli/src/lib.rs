@@ -170,8 +170,8 @@ enum Command {
     ///
     /// `train selfplay` trains by TD(lambda) with checkpoints and strength
     /// checks against pubeval; `train expert` teaches a checkpoint what its
-    /// own deeper search knows; `train weights average|ensemble` folds
-    /// files into one. Run a command again to resume after an
+    /// own deeper search knows; `train weights average|ensemble|splice`
+    /// makes one file from others. Run a command again to resume after an
     /// interruption; pass the result to any command with `--weights`.
     /// `weights/README.md` has the commands that made the shipped net.
     Train(Box<train_cmd::TrainArgs>),

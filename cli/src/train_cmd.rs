@@ -209,6 +209,23 @@ pub enum WeightsOp {
     /// weights files (their hidden layers side by side: slower to
     /// evaluate, stronger).
     Ensemble(FoldArgs),
+    /// The contact net of one weights file with the race net of another
+    /// (a race net trained apart, shipped beside a contact net).
+    Splice(SpliceArgs),
+}
+
+/// The two files a splice takes its nets from.
+#[derive(Args, Debug)]
+pub struct SpliceArgs {
+    /// The file whose contact net is kept.
+    #[arg(long)]
+    pub contact: PathBuf,
+    /// The file whose race net is taken.
+    #[arg(long)]
+    pub race: PathBuf,
+    /// Where the result is written.
+    #[arg(long)]
+    pub out: PathBuf,
 }
 
 /// The files folded and where the result goes.
@@ -469,6 +486,17 @@ fn fold(op: WeightsOp) -> Result<()> {
                 "ensemble of {} files ({} contact hidden units)",
                 f.files.len(),
                 ev.contact.hidden()
+            );
+            (ev, prov, what, f.out)
+        }
+        WeightsOp::Splice(f) => {
+            let (ev, prov) = surgery::splice(&f.contact, &f.race)?;
+            let what = format!(
+                "contact net of {} ({} hidden units), race net of {} ({})",
+                f.contact.display(),
+                ev.contact.hidden(),
+                f.race.display(),
+                ev.race.hidden()
             );
             (ev, prov, what, f.out)
         }

@@ -1,6 +1,7 @@
 //! Net surgery: nets made from other nets without training. An ensemble
 //! folds independently trained nets into one (their output logits
-//! averaged), an average folds late checkpoints of one run, and a second
+//! averaged), an average folds late checkpoints of one run, a splice takes
+//! the contact net of one file and the race net of another, and a second
 //! hidden layer can be added to a net with silent output weights. What was
 //! tried and measured with each is in `weights/README.md`.
 
@@ -217,6 +218,38 @@ pub fn ensemble(paths: &[std::path::PathBuf]) -> Result<(NetEvaluator, Provenanc
     Ok((merged, prov))
 }
 
+/// The contact net of one file with the race net of another: a race net
+/// can be trained apart (another width, its own labels) and still be
+/// sampled and judged beside the contact net it will ship with. The
+/// provenance is the contact file's, with the race file and its command
+/// recorded and its games and seconds added.
+pub fn splice(
+    contact: &std::path::Path,
+    race: &std::path::Path,
+) -> Result<(NetEvaluator, Provenance)> {
+    let (mut ev, prov_c) = checkpoint::load(contact)?;
+    let (from, prov_r) = checkpoint::load(race)?;
+    anyhow::ensure!(
+        ev.layout == from.layout,
+        "{} reads input layout {} and {} layout {}: a splice needs one layout",
+        contact.display(),
+        ev.layout.id(),
+        race.display(),
+        from.layout.id()
+    );
+    ev.race = from.race;
+    let step = match &prov_r {
+        Some(p) => format!("race net of {} [{}]", race.display(), p.command),
+        None => format!("race net of {}", race.display()),
+    };
+    let mut prov = with_step(prov_c, &step);
+    if let Some(p) = prov_r {
+        prov.games += p.games;
+        prov.seconds += p.seconds;
+    }
+    Ok((ev, prov))
+}
+
 /// Gives the contact net a second hidden layer of `hidden2` units
 /// ([`with_second_layer`]): its output weights start at zero, so training
 /// continues from the same play and learns what the depth adds.
@@ -372,6 +405,32 @@ pub(crate) mod tests {
         assert_eq!((prov.games, prov.seconds), (500, 3.0));
         assert!(prov.command.contains("train a") && prov.command.contains("train b"));
         assert!(ensemble(&[pa]).is_err());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_splice_takes_each_net_from_its_file() {
+        use sheshbesh_engine::evaluation::inputs::Layout;
+        let dir = std::env::temp_dir().join(format!("shb-splice-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let (pa, pb, pc) = (dir.join("a.w"), dir.join("b.w"), dir.join("c.w"));
+        let a = crate::train::fresh(1, 32, 32, Layout::V3);
+        let b = crate::train::fresh(2, 64, 96, Layout::V3);
+        let mut prov_b = Provenance::new("train b", 2);
+        prov_b.games = 300;
+        checkpoint::save(&pa, &a, &Provenance::new("train a", 1)).unwrap();
+        checkpoint::save(&pb, &b, &prov_b).unwrap();
+        checkpoint::save(&pc, &crate::train::fresh(3, 32, 32, Layout::V2), &prov_b).unwrap();
+        let (ev, prov) = splice(&pa, &pb).unwrap();
+        assert_eq!(ev.contact, a.contact);
+        assert_eq!(ev.race, b.race);
+        assert_eq!(prov.games, 300);
+        assert!(prov.command.starts_with("train a") && prov.command.contains("train b"));
+        let err = splice(&pa, &pc).unwrap_err().to_string();
+        assert!(
+            err.contains("layout 3") && err.contains("layout 2"),
+            "{err}"
+        );
         fs::remove_dir_all(&dir).unwrap();
     }
 }
