@@ -33,7 +33,7 @@ import gnubg_nn as g
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from rollout_gnubg import BINARY, sample  # noqa: E402
+from rollout_gnubg import BINARY, geometric_mean, sample  # noqa: E402
 
 
 def equity(p):
@@ -136,7 +136,7 @@ def main():
                  "rms_ours": math.sqrt(so / n), "rms_gnubg": math.sqrt(sg / n)}
                 for (c, b), (n, so, sg) in sorted(classes.items())]
     ratios = [r["ratio"] for r in rows if r["ratio"]]
-    geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios)) if ratios else None
+    geo = geometric_mean(ratios)
     if a.json:
         print(json.dumps({"rows": rows, "classes": by_class, "ratio_geometric_mean": geo}))
         return

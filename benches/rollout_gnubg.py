@@ -179,10 +179,10 @@ def main():
         if t["se"] > 0 and o["se"] > 0:
             r["per_trial_se_ratio"] = ((o["se"] * math.sqrt(o["trials"]))
                                        / (t["se"] * math.sqrt(t["trials"])))
-    se_ratio = geometric_mean([r["per_trial_se_ratio"] for r in rows if "per_trial_se_ratio" in r])
+    rated = [r for r in rows if "per_trial_se_ratio" in r]
+    se_ratio = geometric_mean([r["per_trial_se_ratio"] for r in rated])
     se_ratio_by_kind = {
-        k: geometric_mean([r["per_trial_se_ratio"] for r in rows
-                           if r["kind"] == k and "per_trial_se_ratio" in r])
+        k: geometric_mean([r["per_trial_se_ratio"] for r in rated if r["kind"] == k])
         for k in ("contact", "race", "bearoff")
     }
     scaling = sum(o["seconds"] for o in ours1) / sum(o["seconds"] for o in ours)
