@@ -17,8 +17,13 @@ of the two rollouts would be if both played these games), and per class
 of position (gnubg's classes; a checker on the bar or not) each net's rms
 inconsistency in equity.
 
+--yardstick FILE keeps our play (the shipped net, or --weights) and takes
+our 0- and 1-ply values from FILE: a luck yardstick's inconsistency along
+the games a rollout of the playing net plays (any fixed yardstick leaves
+the luck adjustment unbiased; its variance is this inconsistency's).
+
 Usage: python3 benches/rollout_consistency.py [--paths 40] [--seed 1]
-          [--weights FILE] [--json]
+          [--weights FILE] [--yardstick FILE] [--json]
 """
 import argparse
 import collections
@@ -89,9 +94,12 @@ def main():
     ap.add_argument("--paths", type=int, default=40)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--weights", help="our weights file instead of the shipped one")
+    ap.add_argument("--yardstick", help="weights whose 0/1-ply values are measured "
+                    "along our games (default: the playing weights)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     weights = ["--weights", a.weights] if a.weights else []
+    values = ["--weights", a.yardstick] if a.yardstick else weights
     rng = random.Random(a.seed)
     picked = [(pid, k) for pid, k in sample(a.seed) if not known(pid)]
     rows = []
@@ -101,8 +109,8 @@ def main():
         flat = [pid for game in games for pid in game]
         ours = {}
         if flat:
-            e0 = batch(["eval", "--ply", "0", *weights], flat)
-            e1 = batch(["eval", "--ply", "1", *weights], flat)
+            e0 = batch(["eval", "--ply", "0", *values], flat)
+            e1 = batch(["eval", "--ply", "1", *values], flat)
             ours = {pid: x1["equity"] - x0["equity"] for pid, x0, x1 in zip(flat, e0, e1)}
         sums = []
         for game in games:

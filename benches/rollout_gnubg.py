@@ -20,8 +20,15 @@ position at a time), their ratio, the ratio of the per-trial standard
 errors (the strength of the variance reduction, whatever the trial count),
 and our rollouts on one thread against --threads (the scaling).
 
+--weights FILE rolls ours out with another weights file (a candidate net,
+or one with its own luck yardstick). --gnubg-from FILE takes gnubg's
+figures from an earlier run's --json output instead of rolling out again:
+per-trial errors then still compare, but the efficiency ratio mixes two
+runs' timings, so quote efficiency only from a run that made both.
+
 Usage: python3 benches/rollout_gnubg.py [--gnubg-trials 648] [--trials 1296]
           [--threads 2] [--seed 1] [--json] [--check-luck]
+          [--weights FILE] [--gnubg-from FILE]
 """
 import argparse
 import gzip
@@ -31,6 +38,7 @@ import os
 import random
 import re
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -113,11 +121,12 @@ def gnubg_rollout(pid, trials, seed, threads=1):
     return {"equity": v[6], "se": v[7], "win": v[0], "seconds": seconds, "trials": trials}
 
 
-def ours_rollout(pid, trials, seed, extra=(), threads=1):
+def ours_rollout(pid, trials, seed, extra=(), threads=1, weights=None):
     t0 = time.perf_counter()
     out = subprocess.run(
         [BINARY, "rollout", pid, "--trials", str(trials), "--seed", str(seed),
-         "--threads", str(threads), "--json", "--quiet", *extra],
+         "--threads", str(threads), "--json", "--quiet", *extra,
+         *(["--weights", weights] if weights else [])],
         capture_output=True, text=True, check=True,
     ).stdout
     seconds = time.perf_counter() - t0
@@ -138,14 +147,26 @@ def main():
     ap.add_argument("--check-luck", action="store_true",
                     help="also roll out each contact position without variance reduction "
                          "(4x the trials, another seed) and count agreement with ours")
+    ap.add_argument("--weights", help="our weights file instead of the shipped one")
+    ap.add_argument("--gnubg-from", metavar="FILE",
+                    help="gnubg's figures from an earlier run's --json output")
     a = ap.parse_args()
 
     picked = sample(a.seed)
     # One program at a time, one position at a time, each on --threads
     # threads, so the timings compare.
-    theirs = [gnubg_rollout(pid, a.gnubg_trials, a.seed, a.threads) for pid, _ in picked]
-    ours = [ours_rollout(pid, a.trials, a.seed, threads=a.threads) for pid, _ in picked]
-    ours1 = [ours_rollout(pid, a.trials, a.seed, threads=1) for pid, _ in picked]
+    if a.gnubg_from:
+        with open(a.gnubg_from) as f:
+            earlier = json.load(f)["rows"]
+        if [r["position_id"] for r in earlier] != [pid for pid, _ in picked]:
+            sys.exit(f"{a.gnubg_from}: not this seed's positions")
+        theirs = [r["gnubg"] for r in earlier]
+    else:
+        theirs = [gnubg_rollout(pid, a.gnubg_trials, a.seed, a.threads) for pid, _ in picked]
+    ours = [ours_rollout(pid, a.trials, a.seed, threads=a.threads, weights=a.weights)
+            for pid, _ in picked]
+    ours1 = [ours_rollout(pid, a.trials, a.seed, threads=1, weights=a.weights)
+             for pid, _ in picked]
     rows = []
     for (pid, k), t, o in zip(picked, theirs, ours):
         diff = o["equity"] - t["equity"]
@@ -158,7 +179,8 @@ def main():
         agree = 0
         contact = [r for r in rows if r["kind"] == "contact"]
         for r in contact:
-            plain = ours_rollout(r["position_id"], 4 * a.trials, a.seed + 1, ("--no-luck",))
+            plain = ours_rollout(r["position_id"], 4 * a.trials, a.seed + 1, ("--no-luck",),
+                                 weights=a.weights)
             r["plain"] = plain
             z = (r["ours"]["equity"] - plain["equity"]) / math.hypot(r["ours"]["se"], plain["se"])
             agree += abs(z) <= 2

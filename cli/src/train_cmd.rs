@@ -210,19 +210,25 @@ pub enum WeightsOp {
     /// evaluate, stronger).
     Ensemble(FoldArgs),
     /// The contact net of one weights file with the race net of another
-    /// (a race net trained apart, shipped beside a contact net).
+    /// (a race net trained apart, shipped beside a contact net), or with
+    /// another's contact net as the rollouts' luck yardstick.
     Splice(SpliceArgs),
 }
 
-/// The two files a splice takes its nets from.
+/// The files a splice takes its nets from.
 #[derive(Args, Debug)]
+#[command(group = clap::ArgGroup::new("spliced").required(true).multiple(true).args(["race", "luck"]))]
 pub struct SpliceArgs {
     /// The file whose contact net is kept.
     #[arg(long)]
     pub contact: PathBuf,
     /// The file whose race net is taken.
     #[arg(long)]
-    pub race: PathBuf,
+    pub race: Option<PathBuf>,
+    /// The file whose contact net measures the dice's luck in rollouts
+    /// (a net fitted for self-consistency; the kept nets still play).
+    #[arg(long)]
+    pub luck: Option<PathBuf>,
     /// Where the result is written.
     #[arg(long)]
     pub out: PathBuf,
@@ -490,14 +496,22 @@ fn fold(op: WeightsOp) -> Result<()> {
             (ev, prov, what, f.out)
         }
         WeightsOp::Splice(f) => {
-            let (ev, prov) = surgery::splice(&f.contact, &f.race)?;
-            let what = format!(
-                "contact net of {} ({} hidden units), race net of {} ({})",
+            let (ev, prov) = surgery::splice(&surgery::SpliceFrom {
+                contact: &f.contact,
+                race: f.race.as_deref(),
+                luck: f.luck.as_deref(),
+            })?;
+            let mut what = format!(
+                "contact net of {} ({} hidden units)",
                 f.contact.display(),
-                ev.contact.hidden(),
-                f.race.display(),
-                ev.race.hidden()
+                ev.contact.hidden()
             );
+            if let Some(race) = &f.race {
+                what += &format!(", race net of {} ({})", race.display(), ev.race.hidden());
+            }
+            if let Some(luck) = &f.luck {
+                what += &format!(", luck net: contact net of {}", luck.display());
+            }
             (ev, prov, what, f.out)
         }
     };

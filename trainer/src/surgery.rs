@@ -1,7 +1,8 @@
 //! Net surgery: nets made from other nets without training. An ensemble
 //! folds independently trained nets into one (their output logits
 //! averaged), an average folds late checkpoints of one run, a splice takes
-//! the contact net of one file and the race net of another, and a second
+//! the contact net of one file and the race net (or the luck yardstick) of
+//! another, and a second
 //! hidden layer can be added to a net with silent output weights. What was
 //! tried and measured with each is in `weights/README.md`.
 
@@ -13,6 +14,7 @@ use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
 use sheshbesh_engine::evaluation::net::{Net, BLOCK2, MAX_HIDDEN, MAX_HIDDEN2, OUTPUTS};
 
 use crate::checkpoint::{self, Provenance};
+use std::path::Path;
 
 /// One net that averages the output logits of several nets of the same
 /// inputs: their hidden layers side by side, each net's output weights
@@ -218,36 +220,68 @@ pub fn ensemble(paths: &[std::path::PathBuf]) -> Result<(NetEvaluator, Provenanc
     Ok((merged, prov))
 }
 
-/// The contact net of one file with the race net of another: a race net
-/// can be trained apart (another width, its own labels) and still be
-/// sampled and judged beside the contact net it will ship with. The
-/// provenance is the contact file's, with the race file and its command
+/// Where a splice takes its nets from: the contact file's nets, with the
+/// race net and the luck yardstick's contact net replaced where given.
+pub struct SpliceFrom<'a> {
+    /// The file whose contact net (and, unless replaced, others) is kept.
+    pub contact: &'a Path,
+    /// The file whose race net is taken.
+    pub race: Option<&'a Path>,
+    /// The file whose contact net becomes the luck yardstick's
+    /// ([`sheshbesh_engine::evaluation::evaluator::LUCK_NET`]).
+    pub luck: Option<&'a Path>,
+}
+
+/// One file's contact net with another's race net, or with another's
+/// contact net as the rollouts' luck yardstick: a race net can be trained
+/// apart (another width, its own labels) and still be sampled and judged
+/// beside the contact net it will ship with, and a net fitted for
+/// self-consistency can measure luck while the shipped net plays. The
+/// provenance is the contact file's, with each other file and its command
 /// recorded and its games and seconds added.
-pub fn splice(
-    contact: &std::path::Path,
-    race: &std::path::Path,
-) -> Result<(NetEvaluator, Provenance)> {
-    let (mut ev, prov_c) = checkpoint::load(contact)?;
-    let (from, prov_r) = checkpoint::load(race)?;
+pub fn splice(from: &SpliceFrom) -> Result<(NetEvaluator, Provenance)> {
     anyhow::ensure!(
-        ev.layout == from.layout,
-        "{} reads input layout {} and {} layout {}: a splice needs one layout",
-        contact.display(),
-        ev.layout.id(),
-        race.display(),
-        from.layout.id()
+        from.race.is_some() || from.luck.is_some(),
+        "a splice needs a race file, a luck file or both"
     );
-    ev.race = from.race;
-    let step = match &prov_r {
-        Some(p) => format!("race net of {} [{}]", race.display(), p.command),
-        None => format!("race net of {}", race.display()),
-    };
-    let mut prov = with_step(prov_c, &step);
-    if let Some(p) = prov_r {
-        prov.games += p.games;
-        prov.seconds += p.seconds;
+    let (mut ev, mut prov) = checkpoint::load(from.contact)?;
+    for (path, role) in [(from.race, "race"), (from.luck, "luck")] {
+        let Some(path) = path else { continue };
+        let (other, prov_o) = checkpoint::load(path)?;
+        anyhow::ensure!(
+            ev.layout == other.layout,
+            "{} reads input layout {} and {} layout {}: a splice needs one layout",
+            from.contact.display(),
+            ev.layout.id(),
+            path.display(),
+            other.layout.id()
+        );
+        let step = match (role, &prov_o) {
+            ("race", Some(p)) => format!("race net of {} [{}]", path.display(), p.command),
+            ("race", None) => format!("race net of {}", path.display()),
+            (_, Some(p)) => format!(
+                "luck net: contact net of {} [{}]",
+                path.display(),
+                p.command
+            ),
+            (_, None) => format!("luck net: contact net of {}", path.display()),
+        };
+        if role == "race" {
+            ev.race = other.race;
+            // The yardstick judges races with the race net it ships beside.
+            let luck = ev.luck.take();
+            ev = ev.with_luck(luck.as_ref().map(|l| &l.contact));
+        } else {
+            ev = ev.with_luck(Some(&other.contact));
+        }
+        let mut next = with_step(prov.take(), &step);
+        if let Some(p) = prov_o {
+            next.games += p.games;
+            next.seconds += p.seconds;
+        }
+        prov = Some(next);
     }
-    Ok((ev, prov))
+    Ok((ev, prov.expect("one file was spliced in")))
 }
 
 /// Gives the contact net a second hidden layer of `hidden2` units
@@ -421,12 +455,39 @@ pub(crate) mod tests {
         checkpoint::save(&pa, &a, &Provenance::new("train a", 1)).unwrap();
         checkpoint::save(&pb, &b, &prov_b).unwrap();
         checkpoint::save(&pc, &crate::train::fresh(3, 32, 32, Layout::V2), &prov_b).unwrap();
-        let (ev, prov) = splice(&pa, &pb).unwrap();
+        fn with<'a>(
+            contact: &'a Path,
+            race: Option<&'a Path>,
+            luck: Option<&'a Path>,
+        ) -> SpliceFrom<'a> {
+            SpliceFrom {
+                contact,
+                race,
+                luck,
+            }
+        }
+        let (ev, prov) = splice(&with(&pa, Some(&pb), None)).unwrap();
         assert_eq!(ev.contact, a.contact);
         assert_eq!(ev.race, b.race);
+        assert!(ev.luck.is_none());
         assert_eq!(prov.games, 300);
         assert!(prov.command.starts_with("train a") && prov.command.contains("train b"));
-        let err = splice(&pa, &pc).unwrap_err().to_string();
+        // A luck yardstick: b's contact net beside the race net kept, and
+        // written and read back with the file.
+        let (ev, _) = splice(&with(&pa, None, Some(&pb))).unwrap();
+        assert_eq!((&ev.contact, &ev.race), (&a.contact, &a.race));
+        let luck = ev.luck.as_ref().expect("a luck net");
+        assert_eq!((&luck.contact, &luck.race), (&b.contact, &a.race));
+        let pd = dir.join("d.w");
+        checkpoint::save(&pd, &ev, &prov).unwrap();
+        let (back, _) = checkpoint::load(&pd).unwrap();
+        assert_eq!(back, ev);
+        // Splicing a race net in keeps the yardstick's race net the same.
+        let (ev, _) = splice(&with(&pd, Some(&pb), None)).unwrap();
+        let luck = ev.luck.as_ref().expect("the luck net kept");
+        assert_eq!((&luck.contact, &luck.race), (&b.contact, &b.race));
+        assert!(splice(&with(&pa, None, None)).is_err());
+        let err = splice(&with(&pa, Some(&pc), None)).unwrap_err().to_string();
         assert!(
             err.contains("layout 3") && err.contains("layout 2"),
             "{err}"

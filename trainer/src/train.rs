@@ -92,6 +92,7 @@ pub fn fresh(seed: u64, hidden: usize, race_hidden: usize, layout: Layout) -> Ne
         race: Net::random(layout.inputs(), race_hidden, &mut rng),
         bearoff: None,
         layout,
+        luck: None,
     }
 }
 

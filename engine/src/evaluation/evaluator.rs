@@ -42,6 +42,16 @@ pub trait Evaluator: Sync {
     fn exact(&self, _pos: &Position) -> Option<Probs> {
         None
     }
+
+    /// The value function a rollout measures the dice's luck with, when
+    /// it is not this evaluator. Any fixed function leaves the luck
+    /// adjustment unbiased; what a trial keeps of the dice's noise is that
+    /// function's 0-ply/1-ply inconsistency along the game, so a net fitted
+    /// for self-consistency measures luck better than one fitted to choose
+    /// plays. `None` (the default): this evaluator measures it.
+    fn luck_yardstick(&self) -> Option<&dyn Evaluator> {
+        None
+    }
 }
 
 /// The exact result for the mover when `after` (mover's view) ends the
@@ -138,36 +148,73 @@ pub struct NetEvaluator {
     pub bearoff: Option<Arc<Bearoff>>,
     /// The input layout both nets read.
     pub layout: Layout,
+    /// Nets that measure a rollout's luck instead of these (a weights
+    /// file's `luck` contact net beside the same race net; see
+    /// [`Evaluator::luck_yardstick`]).
+    pub luck: Option<Arc<NetEvaluator>>,
 }
+
+/// The name of a weights file's luck-yardstick contact net.
+pub const LUCK_NET: &str = "luck";
 
 impl NetEvaluator {
     /// Builds the evaluator from a weights file's nets.
     pub fn from_weights(set: &WeightsSet) -> Result<NetEvaluator, WeightsError> {
-        if let Some((name, _)) = set.nets.iter().find(|(n, _)| n != "contact" && n != "race") {
+        if let Some((name, _)) = set
+            .nets
+            .iter()
+            .find(|(n, _)| n != "contact" && n != "race" && n != LUCK_NET)
+        {
             return Err(WeightsError::Shape(format!(
-                "a net named {name:?}: this build evaluates with a contact and a race net only"
+                "a net named {name:?}: this build evaluates with a contact, a race and a luck net only"
             )));
         }
+        let contact = set.get("contact")?.clone();
+        let race = set.get("race")?.clone();
+        let luck = set.nets.iter().find(|(n, _)| n == LUCK_NET);
         Ok(NetEvaluator {
-            contact: set.get("contact")?.clone(),
-            race: set.get("race")?.clone(),
+            contact,
+            race,
             bearoff: None,
             layout: set.layout,
-        })
+            luck: None,
+        }
+        .with_luck(luck.map(|(_, net)| net)))
     }
 
-    /// With the bear-off databases.
+    /// With the bear-off databases (the luck yardstick's too).
     pub fn with_bearoff(mut self, db: Arc<Bearoff>) -> NetEvaluator {
+        if let Some(luck) = self.luck.as_mut() {
+            Arc::make_mut(luck).bearoff = Some(db.clone());
+        }
         self.bearoff = Some(db);
+        self
+    }
+
+    /// With `luck`'s contact net as the luck yardstick (beside this race
+    /// net), or with none.
+    pub fn with_luck(mut self, luck: Option<&Net>) -> NetEvaluator {
+        self.luck = luck.map(|net| {
+            Arc::new(NetEvaluator {
+                contact: net.clone(),
+                race: self.race.clone(),
+                bearoff: self.bearoff.clone(),
+                layout: self.layout,
+                luck: None,
+            })
+        });
         self
     }
 
     /// The nets as a weights set, with provenance text.
     pub fn to_weights(&self, provenance: &str) -> WeightsSet {
-        let nets = vec![
+        let mut nets = vec![
             ("contact".into(), self.contact.clone()),
             ("race".into(), self.race.clone()),
         ];
+        if let Some(luck) = &self.luck {
+            nets.push((LUCK_NET.into(), luck.contact.clone()));
+        }
         WeightsSet {
             layout: self.layout,
             nets,
@@ -290,6 +337,10 @@ impl Evaluator for NetEvaluator {
             _ => None,
         }
     }
+
+    fn luck_yardstick(&self) -> Option<&dyn Evaluator> {
+        self.luck.as_deref().map(|e| e as &dyn Evaluator)
+    }
 }
 
 /// Test doubles.
@@ -341,6 +392,7 @@ mod tests {
             race: Net::random(layout.inputs(), race, &mut rng),
             bearoff: None,
             layout,
+            luck: None,
         }
     }
 

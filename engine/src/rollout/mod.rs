@@ -16,6 +16,10 @@
 //!   What it leaves is the net's own inconsistency, its 1-ply value less
 //!   its 0-ply value at every position a trial reaches, summed along the
 //!   game (`benches/rollout_consistency.py` measures it against gnubg's).
+//!   So luck is measured with the evaluator's luck yardstick when it has
+//!   one ([`Evaluator::luck_yardstick`]: a net fitted to its own 1-ply
+//!   values, more self-consistent than nets fitted to choose plays), while
+//!   the evaluator's own nets still choose every play.
 //! - Truncation after a number of plies (the evaluator's value then stands
 //!   in for the rest), and free truncation when the bear-off databases know
 //!   the position exactly (cubeless, or money cubeful; cubeful match
@@ -565,7 +569,52 @@ mod tests {
             ),
             bearoff: db,
             layout: crate::evaluation::inputs::Layout::V2,
+            luck: None,
         }
+    }
+
+    #[test]
+    fn a_luck_yardstick_measures_luck_and_leaves_the_mean() {
+        // The same nets as yardstick reproduce the rollout (to rounding:
+        // the play is then chosen apart from the luck pass); another net
+        // as yardstick changes every trial's luck but not what the trials
+        // estimate.
+        let ev = evaluator(None);
+        let other = {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(77);
+            crate::evaluation::net::Net::random(
+                crate::evaluation::inputs::Layout::V2.inputs(),
+                32,
+                &mut rng,
+            )
+        };
+        let s = RolloutSettings {
+            trials: 648,
+            truncate: Some(6),
+            ..RolloutSettings::default()
+        };
+        let stop = AtomicBool::new(false);
+        let pos = Position::start();
+        let plain = rollout(&ev, &pos, &s, &stop, |_| {});
+        let same = ev.clone().with_luck(Some(&ev.contact));
+        assert!(same.luck_yardstick().is_some());
+        let r = rollout(&same, &pos, &s, &stop, |_| {});
+        for k in 0..5 {
+            assert!(
+                (r.probs.0[k] - plain.probs.0[k]).abs() < 1e-4,
+                "{r:?} {plain:?}"
+            );
+        }
+        let apart = ev.clone().with_luck(Some(&other));
+        let r = rollout(&apart, &pos, &s, &stop, |_| {});
+        assert!((r.probs.win() - plain.probs.win()).abs() > 1e-4);
+        let se = (r.probs_se[0].powi(2) + plain.probs_se[0].powi(2)).sqrt();
+        assert!(
+            (r.probs.win() - plain.probs.win()).abs() < 4.0 * se,
+            "{} vs {} ± {se}",
+            r.probs.win(),
+            plain.probs.win()
+        );
     }
 
     #[test]

@@ -270,6 +270,7 @@ pub(crate) fn play_trial<E: Evaluator + ?Sized>(
     perms: &Perms,
 ) -> Trial {
     let stakes = &s.stakes;
+    let yardstick = base.luck_yardstick();
     let mut dicer = Dicer::new(s, trial, perms, start.opening);
     let mut list = MoveList::new();
     let mut scratch = LuckPass::default();
@@ -327,10 +328,16 @@ pub(crate) fn play_trial<E: Evaluator + ?Sized>(
             let mut thrown = [0.0f64; 5];
             let mut thrown_cube = 0.0f64;
             let thrown_roll = dice.high_first();
-            scratch.fill(base, &pos, (s.ply == 0).then_some(thrown_roll));
+            // A separate yardstick values luck only; the play is then
+            // chosen below by the playing nets.
+            let choose_here = s.ply == 0 && yardstick.is_none();
+            match yardstick {
+                Some(y) => scratch.fill(y, &pos, None),
+                None => scratch.fill(base, &pos, choose_here.then_some(thrown_roll)),
+            }
             for (k, r) in Dice::all_21().enumerate() {
                 let (bi, best) = scratch.best(k, true, &valuation);
-                if s.ply == 0 && r == thrown_roll {
+                if choose_here && r == thrown_roll {
                     played = Some(scratch.after[scratch.best(k, false, &valuation).0]);
                 }
                 let w = f64::from(r.weight()) / 36.0;
