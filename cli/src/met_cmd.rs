@@ -227,8 +227,12 @@ fn rollout_table(a: &MetArgs) -> Result<Option<(Met, f32)>> {
         if s.luck { "on" } else { "off" },
         worst_se
     );
-    write_atomic(out, met.to_xml().as_bytes())
-        .with_context(|| format!("writing {}", out.display()))?;
+    let xml = met.to_xml();
+    write_atomic(out, xml.as_bytes()).with_context(|| format!("writing {}", out.display()))?;
+    // Report the table as the file holds it (six decimals), so that what
+    // is printed now and what `met --table` reads back are the same.
+    let met = Met::from_xml(&xml)
+        .map_err(|e| anyhow::anyhow!("{}: our own table does not read back: {e}", out.display()))?;
     Ok(Some((met, worst_se)))
 }
 
