@@ -245,43 +245,56 @@ pub fn splice(from: &SpliceFrom) -> Result<(NetEvaluator, Provenance)> {
         "a splice needs a race file, a luck file or both"
     );
     let (mut ev, mut prov) = checkpoint::load(from.contact)?;
-    for (path, role) in [(from.race, "race"), (from.luck, "luck")] {
-        let Some(path) = path else { continue };
-        let (other, prov_o) = checkpoint::load(path)?;
-        anyhow::ensure!(
-            ev.layout == other.layout,
-            "{} reads input layout {} and {} layout {}: a splice needs one layout",
-            from.contact.display(),
-            ev.layout.id(),
-            path.display(),
-            other.layout.id()
-        );
-        let step = match (role, &prov_o) {
-            ("race", Some(p)) => format!("race net of {} [{}]", path.display(), p.command),
-            ("race", None) => format!("race net of {}", path.display()),
-            (_, Some(p)) => format!(
-                "luck net: contact net of {} [{}]",
-                path.display(),
-                p.command
-            ),
-            (_, None) => format!("luck net: contact net of {}", path.display()),
-        };
-        if role == "race" {
-            ev.race = other.race;
-            // The yardstick judges races with the race net it ships beside.
-            let luck = ev.luck.take();
-            ev = ev.with_luck(luck.as_ref().map(|l| &l.contact));
-        } else {
-            ev = ev.with_luck(Some(&other.contact));
-        }
-        let mut next = with_step(prov.take(), &step);
-        if let Some(p) = prov_o {
-            next.games += p.games;
-            next.seconds += p.seconds;
-        }
-        prov = Some(next);
+    if let Some(path) = from.race {
+        let other = spliced_in(&ev, &mut prov, from.contact, path, "race net of")?;
+        ev.race = other.race;
+        // The yardstick judges races with the race net it ships beside.
+        let luck = ev.luck.take();
+        ev = ev.with_luck(luck.as_ref().map(|l| &l.contact));
+    }
+    if let Some(path) = from.luck {
+        let other = spliced_in(
+            &ev,
+            &mut prov,
+            from.contact,
+            path,
+            "luck net: contact net of",
+        )?;
+        ev = ev.with_luck(Some(&other.contact));
     }
     Ok((ev, prov.expect("one file was spliced in")))
+}
+
+/// Loads `path` to splice a net of it into `into` (read from `contact`):
+/// the layouts must agree, and `prov` records `what` was taken with the
+/// file's command, games and seconds.
+fn spliced_in(
+    into: &NetEvaluator,
+    prov: &mut Option<Provenance>,
+    contact: &Path,
+    path: &Path,
+    what: &str,
+) -> Result<NetEvaluator> {
+    let (other, prov_o) = checkpoint::load(path)?;
+    anyhow::ensure!(
+        into.layout == other.layout,
+        "{} reads input layout {} and {} layout {}: a splice needs one layout",
+        contact.display(),
+        into.layout.id(),
+        path.display(),
+        other.layout.id()
+    );
+    let step = match &prov_o {
+        Some(p) => format!("{what} {} [{}]", path.display(), p.command),
+        None => format!("{what} {}", path.display()),
+    };
+    let mut next = with_step(prov.take(), &step);
+    if let Some(p) = prov_o {
+        next.games += p.games;
+        next.seconds += p.seconds;
+    }
+    *prov = Some(next);
+    Ok(other)
 }
 
 /// Gives the contact net a second hidden layer of `hidden2` units
