@@ -124,7 +124,9 @@ pub struct ExpertArgs {
     #[command(flatten)]
     pub out: TrainOutput,
     /// What the search labels: `search` (each sampled position's value,
-    /// fitted by its error) or `decisions:K` (one roll of each position
+    /// fitted by its error), `luck` (each position's value as a rollout's
+    /// luck pass measures it: a shortlisted 1-ply, the labels of a luck
+    /// yardstick; `--ply` is then unused) or `decisions:K` (one roll of each position
     /// with its best K plays at 0-ply, fitted to lower the search's regret
     /// of the play the nets choose) or `disputed:K` (the same, only for the
     /// rolls where a 1-ply search would choose another play than 0-ply:
@@ -217,7 +219,7 @@ pub enum WeightsOp {
 
 /// The files a splice takes its nets from.
 #[derive(Args, Debug)]
-#[command(group = clap::ArgGroup::new("spliced").required(true).multiple(true).args(["race", "luck"]))]
+#[command(group = clap::ArgGroup::new("spliced").required(true).multiple(true).args(["race", "luck", "promote_luck"]))]
 pub struct SpliceArgs {
     /// The file whose contact net is kept.
     #[arg(long)]
@@ -229,6 +231,10 @@ pub struct SpliceArgs {
     /// (a net fitted for self-consistency; the kept nets still play).
     #[arg(long)]
     pub luck: Option<PathBuf>,
+    /// Play with the contact file's luck net in place of its contact net
+    /// (the next round of value iteration starts from the yardstick).
+    #[arg(long)]
+    pub promote_luck: bool,
     /// Where the result is written.
     #[arg(long)]
     pub out: PathBuf,
@@ -245,11 +251,13 @@ pub struct FoldArgs {
     pub out: PathBuf,
 }
 
-/// Reads `search`, `decisions:K` or `disputed:K`.
+/// Reads `search`, `luck`, `decisions:K` or `disputed:K`.
 fn parse_labels(s: &str) -> Result<LabelSource, String> {
-    let expected = || "expected `search`, `decisions:K` or `disputed:K`".to_string();
-    if s == "search" {
-        return Ok(LabelSource::Search);
+    let expected = || "expected `search`, `luck`, `decisions:K` or `disputed:K`".to_string();
+    match s {
+        "search" => return Ok(LabelSource::Search),
+        "luck" => return Ok(LabelSource::Luck),
+        _ => {}
     }
     let (kind, k) = s.split_once(':').ok_or_else(expected)?;
     let disputed = match kind {
@@ -500,9 +508,15 @@ fn fold(op: WeightsOp) -> Result<()> {
                 contact: &f.contact,
                 race: f.race.as_deref(),
                 luck: f.luck.as_deref(),
+                promote_luck: f.promote_luck,
             })?;
+            let kept = if f.promote_luck {
+                "luck net promoted to contact net"
+            } else {
+                "contact net"
+            };
             let mut what = format!(
-                "contact net of {} ({} hidden units)",
+                "{kept} of {} ({} hidden units)",
                 f.contact.display(),
                 ev.contact.hidden()
             );
@@ -527,6 +541,7 @@ mod tests {
     #[test]
     fn label_sources_are_read_and_bad_ones_named() {
         assert_eq!(parse_labels("search"), Ok(LabelSource::Search));
+        assert_eq!(parse_labels("luck"), Ok(LabelSource::Luck));
         for (text, disputed) in [("decisions:8", false), ("disputed:8", true)] {
             assert_eq!(
                 parse_labels(text),

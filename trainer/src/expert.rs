@@ -29,6 +29,11 @@ use sheshbesh_engine::Position;
 pub enum LabelSource {
     /// Each sampled position's probabilities, fitted by their error.
     Search,
+    /// Each sampled position's value as a rollout's luck pass measures it
+    /// with the nets ([`sheshbesh_engine::rollout::luck_pass_value`]: a
+    /// 1-ply whose plays come from a shortlist), fitted by its error: the
+    /// labels of a luck yardstick, whatever `ply` says.
+    Luck,
     /// One roll of each sampled position with its best `keep` plays at
     /// 0-ply, each valued by the search, fitted by the search's regret of
     /// the nets' choice ([`crate::decisions`]).
@@ -154,7 +159,9 @@ pub fn round(
 ) -> Result<Option<Vec<FitPass>>> {
     let teacher = teacher.unwrap_or(ev);
     match cfg.labels {
-        LabelSource::Search => {
+        LabelSource::Search | LabelSource::Luck => {
+            let cache = cache.map(|p| label_file(p, cfg.labels));
+            let cache = cache.as_deref();
             let mut examples: Vec<Example> = match cache {
                 Some(path) if path.exists() => labels::load_examples(path)?,
                 _ => {
@@ -222,10 +229,12 @@ pub fn round(
 }
 
 /// The file a round keeps its labels in, given the round's cache path
-/// (`round-N.labels`): decisions go to `round-N.decisions`.
+/// (`round-N.labels`): luck labels go to `round-N.luck`, decisions to
+/// `round-N.decisions`.
 pub fn label_file(cache: &Path, labels: LabelSource) -> PathBuf {
     match labels {
         LabelSource::Search => cache.to_path_buf(),
+        LabelSource::Luck => cache.with_extension("luck"),
         LabelSource::Decisions { .. } => cache.with_extension("decisions"),
     }
 }
@@ -266,13 +275,16 @@ impl<'a> RoundLabels<'a> {
     pub fn piece_text(&self, k: usize) -> String {
         let r = k * LABEL_PIECE..((k + 1) * LABEL_PIECE).min(self.positions.len());
         match self.cfg.labels {
-            LabelSource::Search => Example::text(&self.examples(r)),
+            LabelSource::Search | LabelSource::Luck => Example::text(&self.examples(r)),
             LabelSource::Decisions { .. } => DecisionLabel::text(&self.decisions(r)),
         }
     }
 
     fn examples(&self, r: Range<usize>) -> Vec<Example> {
-        labels::label(self.teacher, &self.positions[r], self.cfg.ply)
+        match self.cfg.labels {
+            LabelSource::Luck => labels::label_luck(self.teacher, &self.positions[r]),
+            _ => labels::label(self.teacher, &self.positions[r], self.cfg.ply),
+        }
     }
 
     fn decisions(&self, r: Range<usize>) -> Vec<DecisionLabel> {
@@ -324,7 +336,13 @@ mod tests {
     fn a_round_labels_once_and_fits_from_its_cache() {
         let dir = std::env::temp_dir().join(format!("shb-expert-{}", std::process::id()));
         let decisions = |disputed| LabelSource::Decisions { keep: 4, disputed };
-        for labels in [LabelSource::Search, decisions(false), decisions(true)] {
+        let kinds = [
+            LabelSource::Search,
+            LabelSource::Luck,
+            decisions(false),
+            decisions(true),
+        ];
+        for labels in kinds {
             let cfg = config(labels, &dir);
             let cache = dir.join("round-1.labels");
             let mut ev = crate::train::fresh(3, 32, 32, Layout::V2);
@@ -333,7 +351,7 @@ mod tests {
                 .unwrap();
             assert_eq!(
                 first.len(),
-                cfg.epochs + usize::from(labels != LabelSource::Search)
+                cfg.epochs + usize::from(matches!(labels, LabelSource::Decisions { .. }))
             );
             // The second fit reads the same labels: the same passes.
             let mut again = crate::train::fresh(3, 32, 32, Layout::V2);
@@ -343,6 +361,10 @@ mod tests {
             assert_eq!(first, second);
             assert_eq!(ev, again);
         }
+        // Each kind kept its own labels: a shortlisted 1-ply is not the
+        // full one (a random net's best play is often off pubeval's list).
+        let read = |ext| std::fs::read_to_string(dir.join("round-1").with_extension(ext)).unwrap();
+        assert_ne!(read("labels"), read("luck"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

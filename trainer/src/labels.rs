@@ -127,6 +127,19 @@ pub fn label(ev: &NetEvaluator, positions: &[Position], ply: u32) -> Vec<Example
         .collect()
 }
 
+/// Each position labelled by its value as a rollout's luck pass measures
+/// it with `ev` ([`sheshbesh_engine::rollout::luck_pass_value`]).
+pub fn label_luck(ev: &NetEvaluator, positions: &[Position]) -> Vec<Example> {
+    positions
+        .par_iter()
+        .map(|p| Example {
+            phase: Phase::of(p),
+            position: *p,
+            target: sheshbesh_engine::rollout::luck_pass_value(ev, p),
+        })
+        .collect()
+}
+
 /// How far a fit got after one pass: the root-mean-square error of the
 /// win probability on the positions fitted (measured before each step) and
 /// on those held out; for a decision fit, the search's mean regret of the

@@ -230,6 +230,10 @@ pub struct SpliceFrom<'a> {
     /// The file whose contact net becomes the luck yardstick's
     /// ([`sheshbesh_engine::evaluation::evaluator::LUCK_NET`]).
     pub luck: Option<&'a Path>,
+    /// Whether the contact file's luck yardstick replaces its contact net
+    /// (and leaves the yardstick's place empty): the next round of value
+    /// iteration labels and fits from the yardstick as a player.
+    pub promote_luck: bool,
 }
 
 /// One file's contact net with another's race net, or with another's
@@ -241,10 +245,20 @@ pub struct SpliceFrom<'a> {
 /// recorded and its games and seconds added.
 pub fn splice(from: &SpliceFrom) -> Result<(NetEvaluator, Provenance)> {
     anyhow::ensure!(
-        from.race.is_some() || from.luck.is_some(),
-        "a splice needs a race file, a luck file or both"
+        from.race.is_some() || from.luck.is_some() || from.promote_luck,
+        "a splice needs a race file, a luck file or a promoted luck net"
     );
     let (mut ev, mut prov) = checkpoint::load(from.contact)?;
+    if from.promote_luck {
+        let luck = ev.luck.take().ok_or_else(|| {
+            anyhow::anyhow!("{} carries no luck net to promote", from.contact.display())
+        })?;
+        ev.contact = luck.contact.clone();
+        prov = Some(with_step(
+            prov,
+            &format!("luck net of {} promoted to contact", from.contact.display()),
+        ));
+    }
     if let Some(path) = from.race {
         let other = spliced_in(&ev, &mut prov, from.contact, path, "race net of")?;
         ev.race = other.race;
@@ -262,7 +276,7 @@ pub fn splice(from: &SpliceFrom) -> Result<(NetEvaluator, Provenance)> {
         )?;
         ev = ev.with_luck(Some(&other.contact));
     }
-    Ok((ev, prov.expect("one file was spliced in")))
+    Ok((ev, prov.expect("a step was recorded")))
 }
 
 /// Loads `path` to splice a net of it into `into` (read from `contact`):
@@ -477,6 +491,7 @@ pub(crate) mod tests {
                 contact,
                 race,
                 luck,
+                promote_luck: false,
             }
         }
         let (ev, prov) = splice(&with(&pa, Some(&pb), None)).unwrap();
@@ -499,6 +514,17 @@ pub(crate) mod tests {
         let (ev, _) = splice(&with(&pd, Some(&pb), None)).unwrap();
         let luck = ev.luck.as_ref().expect("the luck net kept");
         assert_eq!((&luck.contact, &luck.race), (&b.contact, &b.race));
+        // Promoting the yardstick makes it the player, with no yardstick.
+        let promote = |contact| SpliceFrom {
+            promote_luck: true,
+            ..with(contact, None, None)
+        };
+        let (ev, prov) = splice(&promote(&pd)).unwrap();
+        assert_eq!((&ev.contact, &ev.race), (&b.contact, &a.race));
+        assert!(ev.luck.is_none());
+        assert!(prov.command.contains("promoted"), "{}", prov.command);
+        let err = splice(&promote(&pa)).unwrap_err().to_string();
+        assert!(err.contains("no luck net"), "{err}");
         assert!(splice(&with(&pa, None, None)).is_err());
         let err = splice(&with(&pa, Some(&pc), None)).unwrap_err().to_string();
         assert!(

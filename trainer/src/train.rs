@@ -310,7 +310,7 @@ pub fn expert_run(
         let (c, p) = checks(&ev, &previous, cfg.check_pairs, prov.games);
         // Value labels are fitted by their error, decisions by their regret.
         let measure = match d.labels {
-            LabelSource::Search => "rmse",
+            LabelSource::Search | LabelSource::Luck => "rmse",
             LabelSource::Decisions { .. } => "regret",
         };
         eprintln!(

@@ -51,6 +51,7 @@ use crate::rules::position::Position;
 pub use shard::{merge_shards, rollout_shard, RolloutShard, ShardError};
 use stakes::TrialCube;
 pub use stakes::{MatchStakes, Stakes};
+pub use trial::luck_pass_value;
 use trial::{permutations, play_trial, Start, Trial};
 
 /// How to roll out.
@@ -615,6 +616,28 @@ mod tests {
             r.probs.win(),
             plain.probs.win()
         );
+    }
+
+    #[test]
+    fn the_luck_pass_value_is_a_shortlisted_one_ply() {
+        use crate::search::ply::Ply;
+        let ev = evaluator(None);
+        let one_ply = |pos: &Position| Ply::new(&ev, 1).eval(pos);
+        // Where no roll has more plays than the shortlist, it is the
+        // 1-ply value; elsewhere the shortlist can miss the best play, so
+        // its equity is at most the 1-ply one.
+        let few = Position {
+            me: side(&[(20, 1)]),
+            opp: side(&[(20, 1)]),
+        };
+        assert!(few.is_contact());
+        let (a, b) = (luck_pass_value(&ev, &few), one_ply(&few));
+        for k in 0..5 {
+            assert!((a.0[k] - b.0[k]).abs() < 1e-5, "{a:?} {b:?}");
+        }
+        let start = Position::start();
+        let (a, b) = (luck_pass_value(&ev, &start), one_ply(&start));
+        assert!(a.equity() < b.equity() - 1e-4, "{a:?} {b:?}");
     }
 
     #[test]

@@ -259,6 +259,25 @@ impl LuckPass {
     }
 }
 
+/// The value of `pos` for the player on roll as a cubeless money
+/// rollout's luck pass measures it with `ev`: the mean over the 21 rolls of
+/// each roll's best shortlisted play's 0-ply value. A luck yardstick whose
+/// own value is this mean leaves nothing of the dice in a trial's result,
+/// so yardsticks are fitted to it ([`Evaluator::luck_yardstick`]).
+pub fn luck_pass_value<E: Evaluator + ?Sized>(ev: &E, pos: &Position) -> Probs {
+    let mut pass = LuckPass::default();
+    pass.fill(ev, pos, None);
+    let mut mean = [0.0f64; 5];
+    for (k, r) in Dice::all_21().enumerate() {
+        let best = pass.best(k, true, &Valuation::Money).1;
+        let w = f64::from(r.weight()) / 36.0;
+        for (m, &b) in mean.iter_mut().zip(&best.0) {
+            *m += w * f64::from(b);
+        }
+    }
+    Probs(mean.map(|m| m as f32))
+}
+
 /// Plays trial `trial` from `root` (the root player on roll).
 pub(crate) fn play_trial<E: Evaluator + ?Sized>(
     base: &E,
@@ -330,6 +349,8 @@ pub(crate) fn play_trial<E: Evaluator + ?Sized>(
             let thrown_roll = dice.high_first();
             // A separate yardstick values luck only; the play is then
             // chosen below by the playing nets.
+            // In a race the yardstick is the playing race net.
+            let yardstick = yardstick.filter(|_| pos.is_contact());
             let choose_here = s.ply == 0 && yardstick.is_none();
             match yardstick {
                 Some(y) => scratch.fill(y, &pos, None),
