@@ -19,7 +19,9 @@
 //!   So luck is measured with the evaluator's luck yardstick when it has
 //!   one ([`Evaluator::luck_yardstick`]: a net fitted to its own 1-ply
 //!   values, more self-consistent than nets fitted to choose plays), while
-//!   the evaluator's own nets still choose every play.
+//!   the evaluator's own nets still choose every play, the luck pass's
+//!   too: the yardstick values the plays the trial would make, so that
+//!   its own choices, where they differ, add nothing to the noise.
 //! - Truncation after a number of plies (the evaluator's value then stands
 //!   in for the rest), and free truncation when the bear-off databases know
 //!   the position exactly (cubeless, or money cubeful; cubeful match

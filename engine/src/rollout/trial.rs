@@ -132,11 +132,15 @@ impl Dicer {
 }
 
 /// Plays per roll the luck pass values with the net: the best few by
-/// pubeval's cheap linear score (see [`LuckPass`]). Fewer plays measure
-/// luck a little less well but cost less: on 8 contact positions time x
-/// SE^2 was lowest with 4 to 6 (3: 45, 5: 41, 8: 51, 12: 59, in units
-/// of 1e-4 s; fifteenth session).
-const LUCK_SHORTLIST: usize = 5;
+/// pubeval's cheap linear score (see [`LuckPass`]). Where pubeval's list
+/// misses the play a trial makes, the luck is measured along another
+/// game than the one played, which adds to the noise; longer lists miss
+/// less and cost more. On the rollout bench's 20 positions (shipped nets
+/// and yardstick, twentieth session), per-trial standard error over
+/// gnubg's and seconds: 5: 1.186, 11.8 s; 8: 1.097, 14.3 s; 12: 1.077,
+/// 17.0 s (time x SE^2 16.6, 17.2, 19.7): 12 buys the per-trial error
+/// for a fifth more time.
+const LUCK_SHORTLIST: usize = 12;
 
 /// The luck pass of one turn: the 0-ply value of the best play of each of
 /// the 21 rolls, valued in one batch. Two economies keep it cheap, as
@@ -166,6 +170,14 @@ struct LuckPass {
     values: Vec<Probs>,
     seen: FxHashMap<Position, usize>,
     scores: Vec<(f32, usize)>,
+    /// Per roll: the playing nets' shortlisted play (index into `after`)
+    /// and its value for the mover by the yardstick ([`LuckPass::pick`]).
+    picked: Vec<(usize, Probs)>,
+    /// The picked boards the yardstick values, and per board of `boards`
+    /// its index there.
+    luck_boards: Vec<Position>,
+    luck_values: Vec<Probs>,
+    luck_index: Vec<Option<usize>>,
 }
 
 impl LuckPass {
@@ -234,6 +246,43 @@ impl LuckPass {
         base.eval_batch_near(&pos.swapped(), &self.boards, &mut self.values);
     }
 
+    /// Each roll's best shortlisted play by the playing nets, valued by
+    /// `yardstick` when there is one (else by the playing nets): luck is
+    /// then measured along the plays a trial makes, not along the
+    /// yardstick's own choices (which would differ from them now and then,
+    /// each difference adding to the noise), and keeps mean zero, the
+    /// plays being fixed before the dice. The yardstick values at most one
+    /// board per roll.
+    fn pick(&mut self, yardstick: Option<&dyn Evaluator>, pos: &Position, valuation: &Valuation) {
+        self.picked.clear();
+        for k in 0..self.rolls.len() {
+            let pick = self.best(k, true, valuation);
+            self.picked.push(pick);
+        }
+        let Some(y) = yardstick else { return };
+        self.luck_boards.clear();
+        self.luck_index.clear();
+        self.luck_index.resize(self.boards.len(), None);
+        for &(i, _) in &self.picked {
+            if let Some(Ok(j)) = self.slot[i] {
+                if self.luck_index[j].is_none() {
+                    self.luck_index[j] = Some(self.luck_boards.len());
+                    self.luck_boards.push(self.boards[j]);
+                }
+            }
+        }
+        self.luck_values.clear();
+        self.luck_values
+            .resize(self.luck_boards.len(), Probs::default());
+        y.eval_batch_near(&pos.swapped(), &self.luck_boards, &mut self.luck_values);
+        for (i, v) in &mut self.picked {
+            if let Some(Ok(j)) = self.slot[*i] {
+                let at = self.luck_index[j].expect("every pick's board is valued");
+                *v = self.luck_values[at].flipped();
+            }
+        }
+    }
+
     /// The best valued play of roll `k` (index into `after`) by the
     /// mover's `valuation`, and its probabilities for the mover: among the
     /// shortlist, or among every play.
@@ -267,9 +316,11 @@ impl LuckPass {
 pub fn luck_pass_value<E: Evaluator + ?Sized>(ev: &E, pos: &Position) -> Probs {
     let mut pass = LuckPass::default();
     pass.fill(ev, pos, None);
+    let yardstick = ev.luck_yardstick().filter(|_| pos.is_contact());
+    pass.pick(yardstick, pos, &Valuation::Money);
     let mut mean = [0.0f64; 5];
     for (k, r) in Dice::all_21().enumerate() {
-        let best = pass.best(k, true, &Valuation::Money).1;
+        let best = pass.picked[k].1;
         let w = f64::from(r.weight()) / 36.0;
         for (m, &b) in mean.iter_mut().zip(&best.0) {
             *m += w * f64::from(b);
@@ -347,17 +398,15 @@ pub(crate) fn play_trial<E: Evaluator + ?Sized>(
             let mut thrown = [0.0f64; 5];
             let mut thrown_cube = 0.0f64;
             let thrown_roll = dice.high_first();
-            // A separate yardstick values luck only; the play is then
-            // chosen below by the playing nets.
-            // In a race the yardstick is the playing race net.
+            // The playing nets pick each roll's play, and the yardstick,
+            // when there is one, values it; in a race the yardstick is the
+            // playing race net.
             let yardstick = yardstick.filter(|_| pos.is_contact());
-            let choose_here = s.ply == 0 && yardstick.is_none();
-            match yardstick {
-                Some(y) => scratch.fill(y, &pos, None),
-                None => scratch.fill(base, &pos, choose_here.then_some(thrown_roll)),
-            }
+            let choose_here = s.ply == 0;
+            scratch.fill(base, &pos, choose_here.then_some(thrown_roll));
+            scratch.pick(yardstick, &pos, &valuation);
             for (k, r) in Dice::all_21().enumerate() {
-                let (bi, best) = scratch.best(k, true, &valuation);
+                let (bi, best) = scratch.picked[k];
                 if choose_here && r == thrown_roll {
                     played = Some(scratch.after[scratch.best(k, false, &valuation).0]);
                 }
