@@ -310,7 +310,9 @@ impl LuckPass {
 
 /// The value of `pos` for the player on roll as a cubeless money
 /// rollout's luck pass measures it with `ev`: the mean over the 21 rolls of
-/// each roll's best shortlisted play's 0-ply value. A luck yardstick whose
+/// the 0-ply value of each roll's play, the best of its shortlist by
+/// `ev`'s nets, valued by `ev`'s luck yardstick in contact (else by its
+/// nets). A luck yardstick whose
 /// own value is this mean leaves nothing of the dice in a trial's result,
 /// so yardsticks are fitted to it ([`Evaluator::luck_yardstick`]).
 pub fn luck_pass_value<E: Evaluator + ?Sized>(ev: &E, pos: &Position) -> Probs {
