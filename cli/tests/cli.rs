@@ -875,40 +875,41 @@ fn output_into_a_closed_pipe_ends_quietly() {
 
 #[test]
 fn hint_ranks_plays_by_the_match_score() {
-    // 4-4 in a 5-point match (double match point: gammons count nothing):
-    // gnubg 0-ply ranks 24/14 first and 8/2 6/2 fourth; the money ranking
-    // puts the gammonish 8/2 6/2 first.
-    let at = |score: &str| {
-        let xgid = format!("XGID=-b----E-C---eE---c-e----B-:0:0:1:64:{score}:0:5:10");
-        let (code, out, err) = sheshbesh(&["hint", &xgid, "--ply", "0", "--json"]);
+    // 4-4 in a 5-point match (double match point: gammons count nothing,
+    // so the MWC is the win chance): gnubg 0-ply ranks 24/14 first and the
+    // gammonish 8/2 6/2 fourth; in money play the gammons 8/2 6/2 wins
+    // lift it above plays that win as often.
+    let hint = |xgid: &str, ply: &str| {
+        let (code, out, err) = sheshbesh(&["hint", xgid, "--ply", ply, "--json"]);
         assert_eq!(code, 0, "{err}");
         json_of(&out)
     };
-    let dmp = at("4:4");
+    let rank = |v: &serde_json::Value, play: &str| {
+        let moves = v["moves"].as_array().unwrap();
+        moves.iter().position(|m| m["move"] == play).unwrap()
+    };
+    let dmp = hint("XGID=-b----E-C---eE---c-e----B-:0:0:1:64:4:4:0:5:10", "0");
     assert_eq!(dmp["moves"][0]["move"], "24/14");
-    let mwc = dmp["moves"][0]["mwc"].as_f64().unwrap();
-    assert!((0.45..0.6).contains(&mwc), "{mwc}");
-    let (code, out, _) = sheshbesh(&[
-        "hint",
-        "XGID=-b----E-C---eE---c-e----B-:0:0:1:64:0:0:0:0:10",
-        "--ply",
-        "0",
-        "--json",
-    ]);
-    assert_eq!(code, 0);
-    let money = json_of(&out);
-    assert_eq!(money["moves"][0]["move"], "8/2 6/2");
+    let mwc = |m: &serde_json::Value| m["mwc"].as_f64().unwrap();
+    let moves = dmp["moves"].as_array().unwrap();
+    assert!((0.45..0.6).contains(&mwc(&moves[0])), "{}", mwc(&moves[0]));
+    for m in moves {
+        let win = m["probs"][0].as_f64().unwrap();
+        assert!(
+            (mwc(m) - win).abs() < 1e-5,
+            "DMP: MWC is the win chance: {m}"
+        );
+    }
+    assert!(moves.windows(2).all(|w| mwc(&w[0]) >= mwc(&w[1])));
+    let money = hint("XGID=-b----E-C---eE---c-e----B-:0:0:1:64:0:0:0:0:10", "0");
     assert!(money["moves"][0]["mwc"].is_null(), "no MWC in money play");
+    assert!(
+        rank(&money, "8/2 6/2") < rank(&dmp, "8/2 6/2"),
+        "the gammonish play ranks higher where gammons count"
+    );
     // The same ranking at 1 ply, and the engine's own choice agrees.
-    let (code, out, _) = sheshbesh(&[
-        "hint",
-        "XGID=-b----E-C---eE---c-e----B-:0:0:1:64:4:4:0:5:10",
-        "--ply",
-        "1",
-        "--json",
-    ]);
-    assert_eq!(code, 0);
-    assert_ne!(json_of(&out)["moves"][0]["move"], "8/2 6/2");
+    let dmp1 = hint("XGID=-b----E-C---eE---c-e----B-:0:0:1:64:4:4:0:5:10", "1");
+    assert_ne!(dmp1["moves"][0]["move"], "8/2 6/2");
 }
 
 /// Runs the binary with `args`, feeding `input`; its stdout lines.

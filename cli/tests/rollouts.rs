@@ -49,9 +49,10 @@ fn cube_rollouts_agree_with_gnubgs_on_clear_positions() {
         // 0.02 in races, money or match (their errors are tiny, and the two
         // programs' 0-ply cube decisions inside the trials differ; a match
         // race priced by the cube model at the bear-off instead of played
-        // out was 0.03 to 0.05 low); within 0.05 in the blitz, where the
-        // nets' gammon chances differ.
-        for key in ["no_double", "double_take"] {
+        // out was 0.03 to 0.05 low); within 0.05 per unit of cube in the
+        // blitz, where the nets' gammon chances differ (doubled, the same
+        // difference in gammons moves double/take twice as far).
+        for (key, cube) in [("no_double", 1.0), ("double_take", 2.0)] {
             let (a, b) = (f(&ours[key]), f(&p[key]));
             let se = f(&ours["se"][key]).hypot(f(&p[&format!("{key}_se")]));
             let allowed = if name.contains("opening") {
@@ -59,7 +60,7 @@ fn cube_rollouts_agree_with_gnubgs_on_clear_positions() {
             } else if name.contains("race") {
                 0.02
             } else {
-                0.05
+                0.05 * cube
             };
             assert!(
                 (a - b).abs() <= allowed,
