@@ -888,7 +888,11 @@ fn hint_ranks_plays_by_the_match_score() {
         let moves = v["moves"].as_array().unwrap();
         moves.iter().position(|m| m["move"] == play).unwrap()
     };
-    let dmp = hint("XGID=-b----E-C---eE---c-e----B-:0:0:1:64:4:4:0:5:10", "0");
+    let (dmp_xgid, money_xgid) = (
+        "XGID=-b----E-C---eE---c-e----B-:0:0:1:64:4:4:0:5:10",
+        "XGID=-b----E-C---eE---c-e----B-:0:0:1:64:0:0:0:0:10",
+    );
+    let dmp = hint(dmp_xgid, "0");
     assert_eq!(dmp["moves"][0]["move"], "24/14");
     let mwc = |m: &serde_json::Value| m["mwc"].as_f64().unwrap();
     let moves = dmp["moves"].as_array().unwrap();
@@ -901,14 +905,14 @@ fn hint_ranks_plays_by_the_match_score() {
         );
     }
     assert!(moves.windows(2).all(|w| mwc(&w[0]) >= mwc(&w[1])));
-    let money = hint("XGID=-b----E-C---eE---c-e----B-:0:0:1:64:0:0:0:0:10", "0");
+    let money = hint(money_xgid, "0");
     assert!(money["moves"][0]["mwc"].is_null(), "no MWC in money play");
     assert!(
         rank(&money, "8/2 6/2") < rank(&dmp, "8/2 6/2"),
         "the gammonish play ranks higher where gammons count"
     );
     // The same ranking at 1 ply, and the engine's own choice agrees.
-    let dmp1 = hint("XGID=-b----E-C---eE---c-e----B-:0:0:1:64:4:4:0:5:10", "1");
+    let dmp1 = hint(dmp_xgid, "1");
     assert_ne!(dmp1["moves"][0]["move"], "8/2 6/2");
 }
 
