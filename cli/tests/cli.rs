@@ -878,15 +878,18 @@ fn hint_ranks_plays_by_the_match_score() {
     // 4-4 in a 5-point match (double match point: gammons count nothing,
     // so the MWC is the win chance): gnubg 0-ply ranks 24/14 first and the
     // gammonish 8/2 6/2 fourth; in money play the gammons 8/2 6/2 wins
-    // lift it above plays that win as often.
+    // bring it closer to the best play than at DMP.
     let hint = |xgid: &str, ply: &str| {
         let (code, out, err) = sheshbesh(&["hint", xgid, "--ply", ply, "--json"]);
         assert_eq!(code, 0, "{err}");
         json_of(&out)
     };
-    let rank = |v: &serde_json::Value, play: &str| {
+    // How far `play` trails the best play, in equity (EMG at a match score).
+    let gap = |v: &serde_json::Value, play: &str| {
         let moves = v["moves"].as_array().unwrap();
-        moves.iter().position(|m| m["move"] == play).unwrap()
+        let equity = |m: &serde_json::Value| m["equity"].as_f64().unwrap();
+        let played = moves.iter().find(|m| m["move"] == play).unwrap();
+        equity(&moves[0]) - equity(played)
     };
     let (dmp_xgid, money_xgid) = (
         "XGID=-b----E-C---eE---c-e----B-:0:0:1:64:4:4:0:5:10",
@@ -907,9 +910,10 @@ fn hint_ranks_plays_by_the_match_score() {
     assert!(moves.windows(2).all(|w| mwc(&w[0]) >= mwc(&w[1])));
     let money = hint(money_xgid, "0");
     assert!(money["moves"][0]["mwc"].is_null(), "no MWC in money play");
+    let (money_gap, dmp_gap) = (gap(&money, "8/2 6/2"), gap(&dmp, "8/2 6/2"));
     assert!(
-        rank(&money, "8/2 6/2") < rank(&dmp, "8/2 6/2"),
-        "the gammonish play ranks higher where gammons count"
+        money_gap < dmp_gap,
+        "the gammonish play trails by less where gammons count: money {money_gap}, DMP {dmp_gap}"
     );
     // The same ranking at 1 ply, and the engine's own choice agrees.
     let dmp1 = hint(dmp_xgid, "1");
