@@ -86,6 +86,7 @@ impl GradientSink for Gradient {
 
 /// The weights as flat mutable slices, in [`Tensor`] order (as [`Net::parameters`]).
 pub fn parameters_mut(net: &mut Net) -> [&mut [f32]; 6] {
+    let net = net.params_mut();
     [
         net.w1.as_slice_mut().expect("standard layout"),
         net.b1.as_slice_mut().expect("standard layout"),
@@ -121,7 +122,7 @@ pub fn backward(
     act: &mut Activations,
     sink: &mut impl GradientSink,
 ) -> Probs {
-    net.forward(x, act);
+    net.forward_unpacked(x, act);
     let out = act.outputs();
     let (hidden, hidden2) = (net.hidden(), net.hidden2());
     let units = hidden + hidden2;
@@ -219,12 +220,18 @@ mod tests {
         type Probe = Box<dyn Fn(&mut Net) -> &mut f32>;
         let input = usize::from(x.indices()[3]);
         let probes: [(&str, Probe); 6] = [
-            ("w1", Box::new(move |n| &mut n.w1[[input, 5]])),
-            ("b1", Box::new(|n| &mut n.b1[9])),
-            ("w_mid", Box::new(|n| &mut n.w_mid[[3, 7]])),
-            ("b_mid", Box::new(|n| &mut n.b_mid[2])),
-            ("w2 (first layer)", Box::new(|n| &mut n.w2[[1, 4]])),
-            ("w2 (second layer)", Box::new(|n| &mut n.w2[[0, 32 + 5]])),
+            ("w1", Box::new(move |n| &mut n.params_mut().w1[[input, 5]])),
+            ("b1", Box::new(|n| &mut n.params_mut().b1[9])),
+            ("w_mid", Box::new(|n| &mut n.params_mut().w_mid[[3, 7]])),
+            ("b_mid", Box::new(|n| &mut n.params_mut().b_mid[2])),
+            (
+                "w2 (first layer)",
+                Box::new(|n| &mut n.params_mut().w2[[1, 4]]),
+            ),
+            (
+                "w2 (second layer)",
+                Box::new(|n| &mut n.params_mut().w2[[0, 32 + 5]]),
+            ),
         ];
         let mut moved = net.clone();
         train(

@@ -11,7 +11,7 @@ use rand::Rng;
 
 use anyhow::Result;
 use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
-use sheshbesh_engine::evaluation::net::{Net, BLOCK2, MAX_HIDDEN, MAX_HIDDEN2, OUTPUTS};
+use sheshbesh_engine::evaluation::net::{Net, Params, BLOCK2, MAX_HIDDEN, MAX_HIDDEN2, OUTPUTS};
 
 use crate::checkpoint::{self, Provenance};
 use std::path::Path;
@@ -44,34 +44,41 @@ pub fn ensemble_nets(nets: &[&Net]) -> Option<Net> {
             .as_standard_layout()
             .into_owned()
     }
-    let w1 = side_by_side(Axis(1), nets.iter().map(|n| n.w1.view()).collect());
-    let b1 = side_by_side(Axis(0), nets.iter().map(|n| n.b1.view()).collect());
-    let b_mid = side_by_side(Axis(0), nets.iter().map(|n| n.b_mid.view()).collect());
+    let w1 = side_by_side(Axis(1), nets.iter().map(|n| n.params().w1.view()).collect());
+    let b1 = side_by_side(Axis(0), nets.iter().map(|n| n.params().b1.view()).collect());
+    let b_mid = side_by_side(
+        Axis(0),
+        nets.iter().map(|n| n.params().b_mid.view()).collect(),
+    );
     // Each member's second layer reads only its own first layer.
     let mut w_mid = Array2::zeros((hidden2, hidden));
     let (mut row, mut col) = (0, 0);
     for n in nets {
         w_mid
             .slice_mut(s![row..row + n.hidden2(), col..col + n.hidden()])
-            .assign(&n.w_mid);
+            .assign(&n.params().w_mid);
         (row, col) = (row + n.hidden2(), col + n.hidden());
     }
     // The output layer reads every first layer, then every second.
-    let firsts = nets.iter().map(|n| n.w2.slice(s![.., ..n.hidden()]));
-    let seconds = nets.iter().map(|n| n.w2.slice(s![.., n.hidden()..]));
+    let firsts = nets
+        .iter()
+        .map(|n| n.params().w2.slice(s![.., ..n.hidden()]));
+    let seconds = nets
+        .iter()
+        .map(|n| n.params().w2.slice(s![.., n.hidden()..]));
     let w2 = side_by_side(Axis(1), firsts.chain(seconds).collect()) * share;
     let b2 = nets
         .iter()
-        .fold(Array1::zeros(OUTPUTS), |acc, n| acc + &n.b2)
+        .fold(Array1::zeros(OUTPUTS), |acc, n| acc + &n.params().b2)
         * share;
-    Some(Net {
+    Some(Net::from(Params {
         w1,
         b1,
         w_mid,
         b_mid,
         w2,
         b2,
-    })
+    }))
 }
 
 /// `self += scale * (other - base)`: folds another worker's progress
@@ -88,6 +95,7 @@ pub fn add_delta(net: &mut Net, other: &Net, base: &Net, scale: f32) {
             .and(b)
             .for_each(|a, &o, &b| *a += s * (o - b));
     }
+    let (net, other, base) = (net.params_mut(), other.params(), base.params());
     fold(&mut net.w1, &other.w1, &base.w1, scale);
     fold(&mut net.b1, &other.b1, &base.b1, scale);
     fold(&mut net.w_mid, &other.w_mid, &base.w_mid, scale);
@@ -112,13 +120,13 @@ pub fn with_second_layer(net: &Net, hidden2: usize, rng: &mut impl Rng) -> Optio
     let h = net.hidden();
     let r = (6.0 / (h + hidden2) as f32).sqrt();
     let mut w2 = Array2::zeros((OUTPUTS, h + hidden2));
-    w2.slice_mut(s![.., ..h]).assign(&net.w2);
-    Some(Net {
+    w2.slice_mut(s![.., ..h]).assign(&net.params().w2);
+    Some(Net::from(Params {
         w_mid: Array2::from_shape_fn((hidden2, h), |_| rng.gen_range(-r..r)),
         b_mid: Array1::zeros(hidden2),
         w2,
-        ..net.clone()
-    })
+        ..net.params().clone()
+    }))
 }
 
 /// `ev += scale * (other - base)` for every net: folds another worker's
@@ -151,8 +159,8 @@ pub fn average(paths: &[std::path::PathBuf]) -> Result<(NetEvaluator, Provenance
     let scale = 1.0 / loaded.len() as f32;
     for (ev, _) in &loaded[1..] {
         anyhow::ensure!(
-            ev.contact.w1.dim() == first.contact.w1.dim()
-                && ev.race.w1.dim() == first.race.w1.dim(),
+            ev.contact.params().w1.dim() == first.contact.params().w1.dim()
+                && ev.race.params().w1.dim() == first.race.params().w1.dim(),
             "checkpoints of different shapes cannot be averaged"
         );
     }
@@ -352,8 +360,9 @@ pub(crate) mod tests {
             &mut rng,
         )
         .unwrap();
-        net.w2.mapv_inplace(|_| rng.gen_range(-0.5..0.5));
-        net.b_mid.mapv_inplace(|_| rng.gen_range(-0.5..0.5));
+        let p = net.params_mut();
+        p.w2.mapv_inplace(|_| rng.gen_range(-0.5..0.5));
+        p.b_mid.mapv_inplace(|_| rng.gen_range(-0.5..0.5));
         net
     }
 
@@ -377,7 +386,7 @@ pub(crate) mod tests {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
         let a = Net::random(Layout::V2.inputs(), 64, &mut rng);
         let mut b = Net::random(Layout::V2.inputs(), 32, &mut rng);
-        b.b2 = Array1::from_vec(vec![0.5, -1.0, -2.0, 0.3, -3.0]);
+        b.params_mut().b2 = Array1::from_vec(vec![0.5, -1.0, -2.0, 0.3, -3.0]);
         let both = ensemble_nets(&[&a, &b]).unwrap();
         assert_eq!(both.hidden(), 96);
         let logit = |p: f32| (p / (1.0 - p)).ln();
@@ -439,8 +448,9 @@ pub(crate) mod tests {
         checkpoint::save(&pa, &a, &Provenance::new("a", 1)).unwrap();
         checkpoint::save(&pb, &b, &Provenance::new("b", 2)).unwrap();
         let (m, prov) = average(&[pa.clone(), pb]).unwrap();
-        let want = (a.contact.w1[[3, 4]] + b.contact.w1[[3, 4]]) / 2.0;
-        assert!((m.contact.w1[[3, 4]] - want).abs() < 1e-6);
+        let w1 = |ev: &NetEvaluator| ev.contact.params().w1[[3, 4]];
+        let want = (w1(&a) + w1(&b)) / 2.0;
+        assert!((w1(&m) - want).abs() < 1e-6);
         assert!(prov.command.contains("average of"));
         let (same, _) = average(&[pa.clone(), pa]).unwrap();
         assert_eq!(same.contact, a.contact);

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use crate::evaluation::bearoff::Bearoff;
 use crate::evaluation::inputs::{Layout, Reference, SparseInputs};
-use crate::evaluation::net::{FirstSums, Net};
+use crate::evaluation::net::{Activations, FirstSums, Net, GROUP};
 use crate::evaluation::probs::Probs;
 use crate::evaluation::weights::{WeightsError, WeightsSet};
 use crate::rules::movegen::Candidate;
@@ -237,16 +237,6 @@ impl NetEvaluator {
         }
     }
 
-    /// The net that evaluates `pos`.
-    #[inline]
-    fn net_for(&self, pos: &Position) -> &Net {
-        if pos.is_contact() {
-            &self.contact
-        } else {
-            &self.race
-        }
-    }
-
     /// The net for a phase, mutably (training).
     pub fn net_mut(&mut self, phase: Phase) -> &mut Net {
         match phase {
@@ -285,18 +275,128 @@ pub fn sanitize(pos: &Position, p: Probs) -> Probs {
     Probs(v).consistent()
 }
 
+/// Positions waiting to be evaluated together by one net from one start
+/// ([`Net::forward_group`]), each with its place in the batch.
+struct Group {
+    xs: [SparseInputs; GROUP],
+    slots: [usize; GROUP],
+    len: usize,
+}
+
+impl Group {
+    /// The inputs the next position fills.
+    fn next(&mut self) -> &mut SparseInputs {
+        &mut self.xs[self.len]
+    }
+}
+
+impl Default for Group {
+    fn default() -> Self {
+        Group {
+            xs: std::array::from_fn(|_| SparseInputs::default()),
+            slots: [0; GROUP],
+            len: 0,
+        }
+    }
+}
+
+/// A batch's scratch: a group for each way a position can be valued (the
+/// contact net, the race net, the near position's sums) and the
+/// activations of the group being evaluated.
+struct Scratch {
+    groups: [Group; 3],
+    acts: [Activations; GROUP],
+}
+
+/// Which of [`Scratch::groups`] a position joins.
+#[derive(Clone, Copy)]
+enum Way {
+    Contact = 0,
+    Race = 1,
+    Near = 2,
+}
+
+impl Way {
+    /// The net of `pos`'s phase, from the biases.
+    fn of(pos: &Position) -> Way {
+        if pos.is_contact() {
+            Way::Contact
+        } else {
+            Way::Race
+        }
+    }
+}
+
+impl NetEvaluator {
+    /// Values `positions` into `out` a group at a time: each position is
+    /// either exact, or `sort` fills a group's next inputs with it and
+    /// says which; a group is evaluated when full and at the end.
+    fn eval_grouped(
+        &self,
+        positions: &[Position],
+        out: &mut [Probs],
+        near: Option<(&Net, &FirstSums)>,
+        mut sort: impl FnMut(&Position, &mut [Group; 3]) -> Way,
+    ) {
+        thread_local! {
+            static SCRATCH: std::cell::RefCell<Option<Box<Scratch>>> =
+                const { std::cell::RefCell::new(None) };
+        }
+        SCRATCH.with(|cell| {
+            let mut cell = cell.borrow_mut();
+            let s = cell.get_or_insert_with(|| {
+                Box::new(Scratch {
+                    groups: std::array::from_fn(|_| Group::default()),
+                    acts: std::array::from_fn(|_| self.contact.activations()),
+                })
+            });
+            let Scratch { groups, acts } = &mut **s;
+            let mut flush = |way: Way, g: &mut Group, out: &mut [Probs]| {
+                let n = g.len;
+                let (net, sums) = match way {
+                    Way::Contact => (&self.contact, None),
+                    Way::Race => (&self.race, None),
+                    Way::Near => {
+                        let (net, sums) = near.expect("a near group has sums");
+                        (net, Some(sums))
+                    }
+                };
+                net.forward_group(sums, &g.xs[..n], &mut acts[..n]);
+                for (&slot, act) in g.slots[..n].iter().zip(acts.iter()) {
+                    out[slot] = sanitize(&positions[slot], Probs(act.outputs()));
+                }
+                g.len = 0;
+            };
+            for (slot, pos) in positions.iter().enumerate() {
+                if let Some(p) = self.exact(pos) {
+                    out[slot] = p;
+                    continue;
+                }
+                let way = sort(pos, groups);
+                let g = &mut groups[way as usize];
+                g.slots[g.len] = slot;
+                g.len += 1;
+                if g.len == GROUP {
+                    flush(way, g, out);
+                }
+            }
+            for way in [Way::Contact, Way::Race, Way::Near] {
+                let g = &mut groups[way as usize];
+                if g.len > 0 {
+                    flush(way, g, out);
+                }
+            }
+        });
+    }
+}
+
 impl Evaluator for NetEvaluator {
     fn eval_batch(&self, positions: &[Position], out: &mut [Probs]) {
-        let mut x = SparseInputs::default();
-        let mut act = self.contact.activations();
-        for (pos, o) in positions.iter().zip(out.iter_mut()) {
-            if let Some(p) = self.exact(pos) {
-                *o = p;
-                continue;
-            }
-            self.encode_into(pos, &mut x);
-            *o = sanitize(pos, self.net_for(pos).eval(&x, &mut act));
-        }
+        self.eval_grouped(positions, out, None, |pos, groups| {
+            let way = Way::of(pos);
+            self.encode_into(pos, groups[way as usize].next());
+            way
+        });
     }
 
     fn eval_batch_near(&self, near: &Position, positions: &[Position], out: &mut [Probs]) {
@@ -309,25 +409,20 @@ impl Evaluator for NetEvaluator {
         let reference = Reference::new(near, self.layout);
         let mut sums = FirstSums::default();
         net.first_sums(reference.inputs(), &mut sums);
-        let (mut x, mut act) = (SparseInputs::default(), net.activations());
-        for (pos, o) in positions.iter().zip(out.iter_mut()) {
-            if let Some(p) = self.exact(pos) {
-                *o = p;
-                continue;
-            }
+        self.eval_grouped(positions, out, Some((net, &sums)), |pos, groups| {
             // By its differences when they are fewer than its inputs.
-            let near_enough = Phase::of(pos) == phase && {
+            if Phase::of(pos) == phase && {
+                let x = groups[Way::Near as usize].next();
                 x.fill_difference(pos, &reference);
                 x.len() < reference.inputs().len()
-            };
-            let raw = if near_enough {
-                net.eval_near(&sums, &x, &mut act)
+            } {
+                Way::Near
             } else {
-                self.encode_into(pos, &mut x);
-                self.net_for(pos).eval(&x, &mut act)
-            };
-            *o = sanitize(pos, raw);
-        }
+                let way = Way::of(pos);
+                self.encode_into(pos, groups[way as usize].next());
+                way
+            }
+        });
     }
 
     #[inline]
@@ -484,6 +579,64 @@ mod tests {
             }
         }
         assert!(checked > 10_000, "{checked}");
+    }
+
+    /// Grouped by net, a batch of plays from many positions (races and
+    /// contact mixed, groups filled and left part-filled) gets each
+    /// play's values as one position at a time would, to the bit: plainly,
+    /// and by differences from a nearby position.
+    #[test]
+    fn grouped_batches_give_one_at_a_times_bits() {
+        let ev = random_evaluator(12, 96, 64);
+        let mut act = ev.contact.activations();
+        let mut x = SparseInputs::default();
+        let mut sums = FirstSums::default();
+        let (mut races, mut total) = (0, 0);
+        for (pos, cands) in random_game_steps(30, 9) {
+            let boards: Vec<Position> = cands.iter().map(|c| c.position.swapped()).collect();
+            let net = |p: &Position| match Phase::of(p) {
+                Phase::Contact => &ev.contact,
+                Phase::Race => &ev.race,
+            };
+            let one = |p: &Position, x: &mut SparseInputs, act: &mut Activations| {
+                ev.exact(p).unwrap_or_else(|| {
+                    ev.encode_into(p, x);
+                    sanitize(p, net(p).eval(x, act))
+                })
+            };
+            let mut out = vec![Probs::default(); boards.len()];
+            ev.eval_batch(&boards, &mut out);
+            for (p, got) in boards.iter().zip(&out) {
+                assert_eq!(*got, one(p, &mut x, &mut act));
+            }
+            let near = pos.swapped();
+            let reference = Reference::new(&near, ev.layout);
+            net(&near).first_sums(reference.inputs(), &mut sums);
+            ev.eval_batch_near(&near, &boards, &mut out);
+            // Short batches are valued plainly.
+            let by_near = boards.len() >= NEAR_BATCH && ev.exact(&near).is_none();
+            for (p, got) in boards.iter().zip(&out) {
+                let want = match ev.exact(p) {
+                    Some(v) => v,
+                    None if by_near && Phase::of(p) == Phase::of(&near) => {
+                        x.fill_difference(p, &reference);
+                        if x.len() < reference.inputs().len() {
+                            sanitize(p, net(p).eval_near(&sums, &x, &mut act))
+                        } else {
+                            one(p, &mut x, &mut act)
+                        }
+                    }
+                    None => one(p, &mut x, &mut act),
+                };
+                assert_eq!(*got, want);
+            }
+            races += boards
+                .iter()
+                .filter(|p| Phase::of(p) == Phase::Race)
+                .count();
+            total += boards.len();
+        }
+        assert!(races > 500 && total - races > 5_000, "{races} of {total}");
     }
 
     #[test]

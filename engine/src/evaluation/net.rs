@@ -15,6 +15,8 @@
 //! FMA, chosen at start when the CPU has them (an AVX-512 build measured
 //! slower on this machine's AMD EPYC).
 
+use std::sync::OnceLock;
+
 use ndarray::{Array1, Array2, ArrayView2, Axis};
 use rand::Rng;
 
@@ -25,11 +27,26 @@ use crate::evaluation::probs::Probs;
 pub const OUTPUTS: usize = 5;
 /// Hidden layers are processed in blocks of this many units.
 pub const BLOCK: usize = 32;
+/// The most positions [`Net::forward_group`] takes through the first layer
+/// together.
+pub const GROUP: usize = 16;
 
 /// A network: `inputs -> hidden (sigmoid) [-> hidden2 (sigmoid)] -> 5
-/// (sigmoid)`, the outputs reading both hidden layers.
-#[derive(Clone, Debug, PartialEq)]
+/// (sigmoid)`, the outputs reading both hidden layers: its [`Params`] and,
+/// made from them when first evaluated, the first layer in the layout the
+/// fast kernel reads ([`Packed`]). Changing the parameters goes through
+/// [`Net::params_mut`], which drops the packed copy, so the two never
+/// disagree.
+#[derive(Clone, Debug)]
 pub struct Net {
+    params: Params,
+    packed: OnceLock<Packed>,
+}
+
+/// A net's parameters, as the weights file stores them and training
+/// changes them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Params {
     /// First layer, `inputs x hidden` (row `i` holds input `i`'s weights).
     pub w1: Array2<f32>,
     /// Hidden biases.
@@ -44,6 +61,71 @@ pub struct Net {
     pub w2: Array2<f32>,
     /// Output biases.
     pub b2: Array1<f32>,
+}
+
+impl From<Params> for Net {
+    fn from(params: Params) -> Net {
+        Net {
+            params,
+            packed: OnceLock::new(),
+        }
+    }
+}
+
+impl PartialEq for Net {
+    fn eq(&self, other: &Net) -> bool {
+        self.params == other.params
+    }
+}
+
+/// The first layer's weights a block of units at a time: for each block
+/// (64 units, and a last one of 32 when the width asks), every input's row
+/// of the block, one after another, the whole on 64-byte lines. In the
+/// row-major `w1`, a block's rows lie a row of 512 floats (2 KB) apart,
+/// which maps them all to an eighth of the L1 cache's sets, and half of
+/// the loads straddled two cache lines; read this way the AVX2 kernel
+/// measured 1.5 times faster at 512 units.
+#[derive(Clone, Debug)]
+pub struct Packed {
+    lines: Vec<Line>,
+}
+
+/// Sixteen floats on a cache line of their own.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+struct Line([f32; 16]);
+
+impl Packed {
+    fn new(w1: &Array2<f32>) -> Packed {
+        let (inputs, hidden) = w1.dim();
+        let mut floats = Vec::with_capacity(inputs * hidden);
+        for (blk, width) in blocks(hidden) {
+            for row in w1.rows() {
+                floats.extend(row.iter().skip(blk).take(width));
+            }
+        }
+        let lines = floats
+            .chunks_exact(16)
+            .map(|c| Line(c.try_into().expect("sixteen")))
+            .collect();
+        Packed { lines }
+    }
+
+    /// The weights as floats, blocks one after another.
+    fn floats(&self) -> &[f32] {
+        // SAFETY: a `Line` is sixteen floats without padding (`repr(C)`,
+        // 64 bytes), so the lines are `16 * len` floats back to back.
+        unsafe { std::slice::from_raw_parts(self.lines.as_ptr().cast(), 16 * self.lines.len()) }
+    }
+}
+
+/// The first layer's blocks of units, `(first unit, width)`: blocks of 64
+/// (eight registers of accumulators, enough independent chains of
+/// multiply-adds to keep the FMA units busy), then one of 32 for the rest.
+fn blocks(hidden: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..hidden)
+        .step_by(2 * BLOCK)
+        .map(move |blk| (blk, (hidden - blk).min(2 * BLOCK)))
 }
 
 /// The largest first hidden layer a net may have.
@@ -98,29 +180,46 @@ impl Net {
         );
         let r1 = (6.0 / (inputs + hidden) as f32).sqrt();
         let r2 = (6.0 / (hidden + OUTPUTS) as f32).sqrt();
-        Net {
+        Net::from(Params {
             w1: Array2::from_shape_fn((inputs, hidden), |_| rng.gen_range(-r1..r1)),
             b1: Array1::zeros(hidden),
             w_mid: Array2::zeros((0, hidden)),
             b_mid: Array1::zeros(0),
             w2: Array2::from_shape_fn((OUTPUTS, hidden), |_| rng.gen_range(-r2..r2)),
             b2: Array1::zeros(OUTPUTS),
-        }
+        })
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// The parameters, to change (the packed first layer is made again
+    /// when next evaluated).
+    pub fn params_mut(&mut self) -> &mut Params {
+        self.packed = OnceLock::new();
+        &mut self.params
+    }
+
+    /// The parameters, giving up the net.
+    pub fn into_params(self) -> Params {
+        self.params
     }
 
     /// Number of inputs.
     pub fn inputs(&self) -> usize {
-        self.w1.nrows()
+        self.params.w1.nrows()
     }
 
     /// Number of hidden units in the first layer.
     pub fn hidden(&self) -> usize {
-        self.w1.ncols()
+        self.params.w1.ncols()
     }
 
     /// Number of hidden units in the second layer (0: none).
     pub fn hidden2(&self) -> usize {
-        self.w_mid.nrows()
+        self.params.w_mid.nrows()
     }
 
     /// Fresh scratch space for this net.
@@ -148,13 +247,14 @@ impl Net {
     /// The reference: a dense batch (`rows x inputs`) by ndarray matrix
     /// products.
     pub fn eval_dense(&self, x: ArrayView2<f32>) -> Array2<f32> {
+        let p = &self.params;
         let sigmoid = |z: f32| 1.0 / (1.0 + (-z).exp());
-        let mut h = x.dot(&self.w1) + self.b1.view().insert_axis(Axis(0));
+        let mut h = x.dot(&p.w1) + p.b1.view().insert_axis(Axis(0));
         h.mapv_inplace(sigmoid);
-        let mut m = h.dot(&self.w_mid.t()) + self.b_mid.view().insert_axis(Axis(0));
+        let mut m = h.dot(&p.w_mid.t()) + p.b_mid.view().insert_axis(Axis(0));
         m.mapv_inplace(sigmoid);
         let both = ndarray::concatenate(Axis(1), &[h.view(), m.view()]).expect("same rows");
-        let mut o = both.dot(&self.w2.t()) + self.b2.view().insert_axis(Axis(0));
+        let mut o = both.dot(&p.w2.t()) + p.b2.view().insert_axis(Axis(0));
         o.mapv_inplace(sigmoid);
         o
     }
@@ -166,11 +266,42 @@ impl Net {
         kernels::forward(&layers, layers.b1, x, act);
     }
 
+    /// [`Net::forward`], to the bit, from the row-major first layer alone:
+    /// for training, which changes the weights after every forward pass,
+    /// where making the packed copy again each time would cost more than
+    /// it saves.
+    pub fn forward_unpacked(&self, x: &SparseInputs, act: &mut Activations) {
+        let layers = self.unpacked_layers();
+        kernels::forward(&layers, layers.b1, x, act);
+    }
+
+    /// The forward pass of a group of positions (at most [`GROUP`]), each
+    /// into its own scratch: as [`Net::forward`] one by one, to the bit, or
+    /// as [`Net::eval_near`] from `near`'s sums when given. The first layer
+    /// runs a block of units at a time across the whole group, so that the
+    /// block's weight rows, which the plays of one roll mostly share, are
+    /// read from the L1 cache rather than streamed from L2 or beyond for
+    /// each position (512 units of f32 rows no longer fit in L2).
+    pub fn forward_group(
+        &self,
+        near: Option<&FirstSums>,
+        xs: &[SparseInputs],
+        acts: &mut [Activations],
+    ) {
+        assert!(xs.len() <= GROUP && xs.len() == acts.len(), "a group");
+        let layers = self.layers();
+        let start = match near {
+            Some(sums) => &sums.z[..layers.b1.len()],
+            None => layers.b1,
+        };
+        kernels::forward_group(&layers, start, xs, acts);
+    }
+
     /// The first layer's sums for `x`, before the sigmoid: the start that
     /// [`Net::eval_near`] adds a nearby position's differences to.
     pub fn first_sums(&self, x: &SparseInputs, sums: &mut FirstSums) {
         let layers = self.layers();
-        kernels::sums(layers.w1, layers.b1, x, &mut sums.z[..layers.b1.len()]);
+        kernels::sums(&layers, layers.b1, x, &mut sums.z[..layers.b1.len()]);
     }
 
     /// Evaluates the position whose inputs are those `sums` were made from
@@ -190,14 +321,26 @@ impl Net {
         Probs(act.out)
     }
 
+    /// The tensors, the first layer also packed (made now if not yet).
     fn layers(&self) -> kernels::Layers<'_> {
+        let packed = self.packed.get_or_init(|| Packed::new(&self.params.w1));
         kernels::Layers {
-            w1: self.w1.as_slice().expect("standard layout"),
-            b1: self.b1.as_slice().expect("standard layout"),
-            w_mid: self.w_mid.as_slice().expect("standard layout"),
-            b_mid: self.b_mid.as_slice().expect("standard layout"),
-            w2: self.w2.as_slice().expect("standard layout"),
-            b2: self.b2.as_slice().expect("standard layout"),
+            packed: Some(packed.floats()),
+            ..self.unpacked_layers()
+        }
+    }
+
+    /// The tensors as stored, row-major.
+    fn unpacked_layers(&self) -> kernels::Layers<'_> {
+        let p = &self.params;
+        kernels::Layers {
+            w1: p.w1.as_slice().expect("standard layout"),
+            packed: None,
+            b1: p.b1.as_slice().expect("standard layout"),
+            w_mid: p.w_mid.as_slice().expect("standard layout"),
+            b_mid: p.b_mid.as_slice().expect("standard layout"),
+            w2: p.w2.as_slice().expect("standard layout"),
+            b2: p.b2.as_slice().expect("standard layout"),
         }
     }
 
@@ -205,13 +348,14 @@ impl Net {
     /// weights and biases, second hidden layer weights and biases, output
     /// weights and biases.
     pub fn parameters(&self) -> [&[f32]; 6] {
+        let p = &self.params;
         [
-            self.w1.as_slice().expect("standard layout"),
-            self.b1.as_slice().expect("standard layout"),
-            self.w_mid.as_slice().expect("standard layout"),
-            self.b_mid.as_slice().expect("standard layout"),
-            self.w2.as_slice().expect("standard layout"),
-            self.b2.as_slice().expect("standard layout"),
+            p.w1.as_slice().expect("standard layout"),
+            p.b1.as_slice().expect("standard layout"),
+            p.w_mid.as_slice().expect("standard layout"),
+            p.b_mid.as_slice().expect("standard layout"),
+            p.w2.as_slice().expect("standard layout"),
+            p.b2.as_slice().expect("standard layout"),
         ]
     }
 }
@@ -219,12 +363,15 @@ impl Net {
 /// The hot loops, written once and compiled twice: for the baseline target
 /// and, chosen at run time, for AVX2 with FMA.
 mod kernels {
-    use super::{Activations, BLOCK, BLOCK2, OUTPUTS};
+    use super::{blocks, Activations, BLOCK, BLOCK2, OUTPUTS};
     use crate::evaluation::inputs::SparseInputs;
 
-    /// A net's tensors as the kernels read them (row-major slices).
+    /// A net's tensors as the kernels read them: row-major slices, and the
+    /// first layer also as [`super::Packed`] lays it out if made, which the
+    /// AVX2 kernels then read.
     pub struct Layers<'a> {
         pub w1: &'a [f32],
+        pub packed: Option<&'a [f32]>,
         pub b1: &'a [f32],
         pub w_mid: &'a [f32],
         pub b_mid: &'a [f32],
@@ -236,10 +383,12 @@ mod kernels {
     /// nearby position's sums) plus the rows of `x`.
     type Forward = fn(&Layers<'_>, &[f32], &SparseInputs, &mut Activations);
     /// The first layer's sums alone: `start` plus the rows of `x`.
-    type Sums = fn(&[f32], &[f32], &SparseInputs, &mut [f32]);
+    type Sums = fn(&Layers<'_>, &[f32], &SparseInputs, &mut [f32]);
+    /// [`Forward`] for a group of positions from one `start`.
+    type Group = fn(&Layers<'_>, &[f32], &[SparseInputs], &mut [Activations]);
 
     /// The kernels for this CPU, chosen once.
-    static KERNELS: std::sync::LazyLock<(Forward, Sums)> = std::sync::LazyLock::new(|| {
+    static KERNELS: std::sync::LazyLock<(Forward, Sums, Group)> = std::sync::LazyLock::new(|| {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::is_x86_feature_detected as has;
@@ -249,22 +398,43 @@ mod kernels {
                         // SAFETY: the features were detected.
                         unsafe { forward_avx2(layers, start, x, act) }
                     },
-                    |w1, start, x, out| {
+                    |layers, start, x, out| {
                         // SAFETY: the features were detected.
-                        unsafe { first_layer_avx2::<false>(w1, start, x, out) }
+                        unsafe { first_layer_avx2::<false>(layers, start, x, out) }
+                    },
+                    |layers, start, xs, acts| {
+                        // SAFETY: the features were detected.
+                        unsafe { forward_group_avx2(layers, start, xs, acts) }
                     },
                 );
             }
         }
-        (forward_generic::<false>, first_layer::<false, false>)
+        (
+            forward_generic::<false>,
+            |layers, start, x, out| first_layer::<false, false>(layers.w1, start, x, out),
+            |layers, start, xs, acts| {
+                for (x, act) in xs.iter().zip(acts) {
+                    forward_generic::<false>(layers, start, x, act);
+                }
+            },
+        )
     });
 
     pub fn forward(layers: &Layers<'_>, start: &[f32], x: &SparseInputs, act: &mut Activations) {
         (KERNELS.0)(layers, start, x, act)
     }
 
-    pub fn sums(w1: &[f32], start: &[f32], x: &SparseInputs, out: &mut [f32]) {
-        (KERNELS.1)(w1, start, x, out)
+    pub fn forward_group(
+        layers: &Layers<'_>,
+        start: &[f32],
+        xs: &[SparseInputs],
+        acts: &mut [Activations],
+    ) {
+        (KERNELS.2)(layers, start, xs, acts)
+    }
+
+    pub fn sums(layers: &Layers<'_>, start: &[f32], x: &SparseInputs, out: &mut [f32]) {
+        (KERNELS.1)(layers, start, x, out)
     }
 
     /// The portable kernel with fused multiply-adds: the bits the AVX2
@@ -284,8 +454,30 @@ mod kernels {
     ) {
         let hidden = layers.b1.len();
         // SAFETY: the caller's CPU has AVX2 and FMA.
-        unsafe { first_layer_avx2::<true>(layers.w1, start, x, &mut act.hidden[..hidden]) };
+        unsafe { first_layer_avx2::<true>(layers, start, x, &mut act.hidden[..hidden]) };
         upper_layers::<true>(layers, act);
+    }
+
+    /// [`forward_avx2`] of each position of a group, the first layer's
+    /// loops turned inside out: each block of units across the group.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn forward_group_avx2(
+        layers: &Layers<'_>,
+        start: &[f32],
+        xs: &[SparseInputs],
+        acts: &mut [Activations],
+    ) {
+        for (blk, width) in blocks(layers.b1.len()) {
+            let (rows, stride) = block_rows(layers, blk, width);
+            for (x, act) in xs.iter().zip(acts.iter_mut()) {
+                // SAFETY: the caller's CPU has AVX2 and FMA.
+                unsafe { block_avx2::<true>(rows, stride, start, x, &mut act.hidden, blk, width) };
+            }
+        }
+        for act in acts.iter_mut() {
+            upper_layers::<true>(layers, act);
+        }
     }
 
     /// The first layer in AVX2 intrinsics: [`first_layer`]'s sums, the
@@ -301,31 +493,65 @@ mod kernels {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
     unsafe fn first_layer_avx2<const SIGMOID: bool>(
-        w1: &[f32],
+        layers: &Layers<'_>,
         start: &[f32],
         x: &SparseInputs,
         out: &mut [f32],
     ) {
         const _: () = assert!(BLOCK == 32, "four registers of eight lanes");
-        let hidden = start.len();
-        let mut blk = 0;
-        while blk + 2 * BLOCK <= hidden {
+        for (blk, width) in blocks(start.len()) {
+            let (rows, stride) = block_rows(layers, blk, width);
             // SAFETY: the caller's CPU has AVX2 and FMA.
-            unsafe { block_avx2::<8, SIGMOID>(w1, start, x, out, blk) };
-            blk += 2 * BLOCK;
-        }
-        if blk < hidden {
-            // SAFETY: as above.
-            unsafe { block_avx2::<4, SIGMOID>(w1, start, x, out, blk) };
+            unsafe { block_avx2::<SIGMOID>(rows, stride, start, x, out, blk, width) };
         }
     }
 
-    /// Units `blk .. blk + 8 R` of the first layer, in R registers.
+    /// The weights of the first layer's units `blk .. blk + width`, input
+    /// `i`'s at `i * stride`: from the packed copy when there is one, else
+    /// from the row-major `w1`.
+    fn block_rows<'a>(layers: &Layers<'a>, blk: usize, width: usize) -> (&'a [f32], usize) {
+        let hidden = layers.b1.len();
+        match layers.packed {
+            Some(packed) => {
+                let inputs = layers.w1.len() / hidden;
+                (&packed[inputs * blk..inputs * (blk + width)], width)
+            }
+            None => (&layers.w1[blk..], hidden),
+        }
+    }
+
+    /// Units `blk .. blk + width` of the first layer, from the block's
+    /// `rows` ([`block_rows`]): 64 units in eight registers, or 32 in four.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
     #[inline]
-    unsafe fn block_avx2<const R: usize, const SIGMOID: bool>(
-        w1: &[f32],
+    unsafe fn block_avx2<const SIGMOID: bool>(
+        rows: &[f32],
+        stride: usize,
+        start: &[f32],
+        x: &SparseInputs,
+        out: &mut [f32],
+        blk: usize,
+        width: usize,
+    ) {
+        if width == 2 * BLOCK {
+            // SAFETY: the caller's CPU has AVX2 and FMA.
+            unsafe { registers_avx2::<8, SIGMOID>(rows, stride, start, x, out, blk) }
+        } else {
+            debug_assert_eq!(width, BLOCK);
+            // SAFETY: as above.
+            unsafe { registers_avx2::<4, SIGMOID>(rows, stride, start, x, out, blk) }
+        }
+    }
+
+    /// [`block_avx2`] for a width of `8 R` units, the accumulators in R
+    /// registers.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn registers_avx2<const R: usize, const SIGMOID: bool>(
+        rows: &[f32],
+        stride: usize,
         start: &[f32],
         x: &SparseInputs,
         out: &mut [f32],
@@ -334,7 +560,6 @@ mod kernels {
         use std::arch::x86_64::{
             __m256, _mm256_fmadd_ps, _mm256_loadu_ps, _mm256_set1_ps, _mm256_storeu_ps,
         };
-        let hidden = start.len();
         let width = 8 * R;
         let from = &start[blk..blk + width];
         // SAFETY: every load and store is of eight floats inside a slice
@@ -343,7 +568,7 @@ mod kernels {
             let mut acc: [__m256; R] =
                 std::array::from_fn(|k| _mm256_loadu_ps(from.as_ptr().add(8 * k)));
             for (&i, &v) in x.indices().iter().zip(x.values()) {
-                let row = &w1[usize::from(i) * hidden + blk..][..width];
+                let row = &rows[usize::from(i) * stride..][..width];
                 let v = _mm256_set1_ps(v);
                 for (k, a) in acc.iter_mut().enumerate() {
                     *a = _mm256_fmadd_ps(v, _mm256_loadu_ps(row.as_ptr().add(8 * k)), *a);
@@ -540,12 +765,12 @@ mod tests {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let net = Net::random(Layout::V2.inputs(), hidden, &mut rng);
         let mut r = || rng.gen_range(-0.5f32..0.5);
-        Net {
+        Net::from(Params {
             w_mid: Array2::from_shape_fn((hidden2, hidden), |_| r()),
             b_mid: Array1::from_shape_fn(hidden2, |_| r()),
             w2: Array2::from_shape_fn((OUTPUTS, hidden + hidden2), |_| r()),
-            ..net
-        }
+            ..net.into_params()
+        })
     }
 
     #[test]
@@ -596,5 +821,84 @@ mod tests {
                 assert_eq!(a.outputs(), b.outputs(), "{hidden}");
             }
         }
+    }
+
+    /// Plays of several rolls from the start, as the opponent sees them.
+    fn plays() -> Vec<Position> {
+        let mut list = crate::rules::movegen::MoveList::new();
+        let mut plays = Vec::new();
+        for (a, b) in [(6, 4), (3, 1), (5, 5), (2, 1)] {
+            let dice = crate::rules::dice::Dice::new(a, b).unwrap();
+            crate::rules::movegen::generate(&Position::start(), dice, &mut list);
+            plays.extend(list.as_slice().iter().map(|c| c.position.swapped()));
+        }
+        plays
+    }
+
+    fn bits(v: &[f32]) -> Vec<u32> {
+        v.iter().map(|f| f.to_bits()).collect()
+    }
+
+    /// A group's forward pass gives each position's own bits: from the
+    /// biases as [`Net::forward`] and [`Net::forward_unpacked`], from a
+    /// nearby position's sums as [`Net::eval_near`], groups full and not.
+    #[test]
+    fn groups_give_one_at_a_times_bits() {
+        let layout = Layout::V2;
+        let plays = plays();
+        assert!(plays.len() > 3 * GROUP, "{}", plays.len());
+        let xs: Vec<SparseInputs> = plays
+            .iter()
+            .map(|p| SparseInputs::encode(p, layout))
+            .collect();
+        let reference =
+            crate::evaluation::inputs::Reference::new(&Position::start().swapped(), layout);
+        let deltas: Vec<SparseInputs> = plays
+            .iter()
+            .map(|p| {
+                let mut d = SparseInputs::default();
+                d.fill_difference(p, &reference);
+                d
+            })
+            .collect();
+        for net in [deep(96, 32, 4), deep(512, 0, 5)] {
+            let mut sums = FirstSums::default();
+            net.first_sums(reference.inputs(), &mut sums);
+            let mut acts: Vec<Activations> = (0..GROUP).map(|_| net.activations()).collect();
+            let mut one = net.activations();
+            let groups = xs.chunks(GROUP).zip(deltas.chunks(GROUP));
+            for (group, near) in groups.chain([(&xs[..3], &deltas[..3])]) {
+                let acts = &mut acts[..group.len()];
+                net.forward_group(None, group, acts);
+                for (x, act) in group.iter().zip(acts.iter()) {
+                    net.forward(x, &mut one);
+                    assert_eq!(bits(act.hidden()), bits(one.hidden()));
+                    assert_eq!(act.outputs(), one.outputs());
+                    net.forward_unpacked(x, &mut one);
+                    assert_eq!(bits(act.hidden()), bits(one.hidden()));
+                }
+                net.forward_group(Some(&sums), near, acts);
+                for (d, act) in near.iter().zip(acts.iter()) {
+                    assert_eq!(act.outputs(), net.eval_near(&sums, d, &mut one).0);
+                }
+            }
+        }
+    }
+
+    /// A weight changed through [`Net::params_mut`] is read by the next
+    /// evaluation: the packed first layer is made again, never stale.
+    #[test]
+    fn changed_weights_are_evaluated_with_their_new_values() {
+        let layout = Layout::V2;
+        let x = SparseInputs::encode(&Position::start(), layout);
+        let mut net = deep(64, 0, 6);
+        let mut act = net.activations();
+        let before = net.eval(&x, &mut act);
+        let first = usize::from(x.indices()[0]);
+        net.params_mut().w1[[first, 10]] += 3.0;
+        let after = net.eval(&x, &mut act);
+        assert_ne!(before, after);
+        let fresh = Net::from(net.params().clone());
+        assert_eq!(after, fresh.eval(&x, &mut act));
     }
 }

@@ -22,7 +22,7 @@ use sha2::{Digest, Sha256};
 use thiserror::Error;
 
 use crate::evaluation::inputs::Layout;
-use crate::evaluation::net::{Net, BLOCK, BLOCK2, MAX_HIDDEN, MAX_HIDDEN2, OUTPUTS};
+use crate::evaluation::net::{Net, Params, BLOCK, BLOCK2, MAX_HIDDEN, MAX_HIDDEN2, OUTPUTS};
 
 /// The first bytes of every weights file.
 pub const MAGIC: [u8; 8] = *b"SHESHNET";
@@ -292,14 +292,14 @@ pub fn decode(bytes: &[u8]) -> Result<WeightsSet, WeightsError> {
         }
         nets.push((
             name.clone(),
-            Net {
+            Net::from(Params {
                 w1: Array2::from_shape_vec((i, h), t[0].clone()).expect("checked"),
                 b1: Array1::from(t[1].clone()),
                 w_mid: Array2::from_shape_vec((h2, h), t[2].clone()).expect("checked"),
                 b_mid: Array1::from(t[3].clone()),
                 w2: Array2::from_shape_vec((OUTPUTS, h + h2), t[4].clone()).expect("checked"),
                 b2: Array1::from(t[5].clone()),
-            },
+            }),
         ));
     }
     Ok(WeightsSet {
@@ -388,15 +388,14 @@ mod tests {
         use rand::Rng;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
         let mut set = sample();
-        let net = &mut set.nets[0].1;
-        let h = net.hidden();
+        let h = set.nets[0].1.hidden();
+        let net = set.nets[0].1.params_mut();
         net.w_mid = Array2::from_shape_fn((16, h), |_| rng.gen_range(-0.5..0.5));
         net.b_mid = Array1::zeros(16);
         net.w2 = Array2::from_shape_fn((OUTPUTS, h + 16), |_| rng.gen_range(-0.5..0.5));
         assert_eq!(decode(&encode(&set)).unwrap(), set);
         // A second layer of a size the kernels do not take is refused.
-        let net = &mut set.nets[0].1;
-        let h = net.hidden();
+        let net = set.nets[0].1.params_mut();
         net.w_mid = Array2::zeros((12, h));
         net.b_mid = Array1::zeros(12);
         net.w2 = Array2::zeros((OUTPUTS, h + 12));
