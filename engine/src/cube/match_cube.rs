@@ -17,7 +17,15 @@
 //!   model recurses on the cube until doubling no longer matters;
 //! - the value is `x` times the live value plus `1 - x` times the dead one,
 //!   `x` the cube efficiency, as in Janowski's money formulas (to which the
-//!   model reduces when MWC is replaced by points).
+//!   model reduces when MWC is replaced by points);
+//! - except where a side with access to the cube redoubles at once: when a
+//!   loss at this cube already loses it the match (2-away 4-away after the
+//!   4-away side took a 2-cube, the trailer after the Crawford game), a
+//!   bigger cube only adds to its wins, so it redoubles as soon as the
+//!   other side would still take and the cube is then dead for both. It
+//!   realises the cube's whole value, so the value is the live one
+//!   (efficiency 1). The player on roll's own no-double value leaves its
+//!   immediate redouble out: doubling now is the other choice.
 //!
 //! No cube in the Crawford game; after it, either side may double. A side
 //! gains nothing from a cube of at least its own away count, so it does
@@ -133,13 +141,39 @@ impl<'a, E: Equities> Solver<'a, E> {
         !crawford_game(s) && c < doubler_away
     }
 
+    /// Whether the side whose away count is `mine`, with access to cube
+    /// `c`, redoubles at its next turn whenever the other side would take:
+    /// a cube of `c` already wins the other side the match when it loses,
+    /// so a higher cube only adds to its own wins, and after the take the
+    /// cube is dead for both. Its chances being a martingale, waiting
+    /// gains it nothing, so it realises the whole value of the cube: its
+    /// cube is fully live (efficiency 1), where a live cube's model
+    /// otherwise counts on `x` of it.
+    fn redoubles_at_once(s: Score, c: u32, access: bool, mine: u32, theirs: u32) -> bool {
+        access && Self::may_double(s, c, mine) && c >= theirs
+    }
+
     /// Cubeful MWC for the player on roll with winning chance `p`.
     pub fn value(&mut self, s: Score, c: u32, owner: Owner, p: f32) -> f32 {
+        self.value_of(s, c, owner, p, true)
+    }
+
+    /// [`Solver::value`]; with `mine_at_once` false, the player on roll's
+    /// own immediate redouble while the other side would take is left out:
+    /// its value of not doubling now, at the root of a decision (with it,
+    /// no double would tie double/take there).
+    fn value_of(&mut self, s: Score, c: u32, owner: Owner, p: f32, mine_at_once: bool) -> f32 {
         let (w, l) = self.win_lose(s, c as i32);
         let dead = p * w + (1.0 - p) * l;
         let (pl, vl, pr, vr) = self.ends(s, c, owner);
         let live = crate::cube::money::through(&[(0.0, l), (pl, vl), (pr, vr), (1.0, w)], p);
-        self.x * live + (1.0 - self.x) * dead
+        let me = Self::redoubles_at_once(s, c, owner != Owner::Opponent, s.me, s.opp);
+        let opp = Self::redoubles_at_once(s, c, owner != Owner::Me, s.opp, s.me);
+        if opp || (me && (mine_at_once || p > pr)) {
+            live
+        } else {
+            self.x * live + (1.0 - self.x) * dead
+        }
     }
 
     fn ends(&mut self, s: Score, c: u32, owner: Owner) -> Ends {
@@ -217,7 +251,7 @@ pub fn match_decision(
         Equities::after(met, score, -c),
     );
     let emg = |m: f32| (2.0 * m - (w1 + l1)) / (w1 - l1).max(1e-9);
-    let nd = solver.value(score, cube, owner, p.win());
+    let nd = solver.value_of(score, cube, owner, p.win(), false);
     let access = owner != Owner::Opponent && !crawford_game(score);
     let may = access && cube < score.me;
     let dt = solver.value(score, 2 * cube, Owner::Opponent, p.win());
@@ -462,6 +496,47 @@ mod tests {
         let d = match_decision(met, s(1, 3), 1, Owner::Centred, &p, 0.68).unwrap();
         assert_eq!(d.action, CubeAction::NoCubeAccess);
         assert!((d.double_pass - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn the_taker_of_a_cube_that_covers_the_doublers_score_redoubles_at_once() {
+        // 2-away 4-away: after the 4-away side takes a 2-cube it redoubles
+        // to 4 while the 2-away side would take (a loss of 2 already loses
+        // it the match), and the game is then for the match: with no
+        // gammons the doubler's MWC is its winning chance. The efficiency
+        // mix with a dead 2-cube (0.5 MWC after a loss) would give more.
+        let met = Met::kazaross_xg2();
+        let shares = Shares::of(&Probs([0.68, 0.0, 0.0, 0.0, 0.0]));
+        let mut solver = Solver::new(met, shares, 0.68);
+        let dt = solver.value(s(2, 4), 2, Owner::Opponent, 0.68);
+        assert!((dt - 0.68).abs() < 1e-4, "{dt}");
+        // Where the 2-away side would pass the 4-cube (below 50%) it is
+        // not redoubled and keeps the dead 2-cube's chances in part.
+        let low = solver.value(s(2, 4), 2, Owner::Opponent, 0.3);
+        assert!(low > 0.3 + 1e-3, "{low}");
+        // Post-Crawford, the leader on roll faces the trailer's double at
+        // once: at 1-away 2-away the game is for the match either way.
+        let lead = solver.value(
+            Score {
+                me: 1,
+                opp: 2,
+                post_crawford: true,
+            },
+            1,
+            Owner::Centred,
+            0.68,
+        );
+        assert!((lead - 0.68).abs() < 1e-4, "{lead}");
+        // The doubler's own no double stays below its double/take.
+        let p = Probs([0.4, 0.0, 0.0, 0.0, 0.0]);
+        let post = Score {
+            me: 2,
+            opp: 1,
+            post_crawford: true,
+        };
+        let d = match_decision(met, post, 1, Owner::Centred, &p, 0.68).unwrap();
+        assert!(d.no_double < d.double_take, "{d:?}");
+        assert_eq!(d.action, CubeAction::DoubleTake);
     }
 
     #[test]
