@@ -5,7 +5,8 @@
 //! Annotation, the engine's seat, the protocols and the CLI all ask here.
 
 use crate::cube::cubeful;
-use crate::cube::match_cube::match_decision;
+use crate::cube::match_cube::{cube_access, emg_of, match_action, match_decision};
+use crate::cube::match_cubeful::{self, MatchCube};
 use crate::cube::met::{Met, MetError, Score};
 use crate::cube::money::{self, CubeAction, MoneyCube, Owner};
 use crate::evaluation::evaluator::Evaluator;
@@ -37,14 +38,24 @@ pub fn cube_decision<E: Evaluator + ?Sized>(
     } else {
         let x = money::efficiency(pos);
         let cube_value = u32::try_from(state.cube.value()).unwrap_or(u32::MAX);
-        let mut d = match_decision(
-            Met::kazaross_xg2(),
-            score_of(state, state.on_roll),
-            cube_value,
-            owner,
-            &probs,
-            x,
-        )?;
+        let (met, score) = (Met::kazaross_xg2(), score_of(state, state.on_roll));
+        let mut d = match_decision(met, score, cube_value, owner, &probs, x)?;
+        if ply > 0 {
+            // The cube played inside the search, as in money play; the
+            // take and cash points stay the model's at the searched
+            // probabilities.
+            let mc = MatchCube {
+                score,
+                cube: cube_value,
+                owner,
+            };
+            let (nd, dt) = match_cubeful::no_double_and_double_take(ev, met, pos, mc, ply);
+            let dp = met.after(score, mc.cube as i32)?;
+            let (access, may) = cube_access(score, mc.cube, owner);
+            d.no_double = emg_of(met, score, mc.cube, nd);
+            d.double_take = emg_of(met, score, mc.cube, dt);
+            d.action = match_action(nd, dt, dp, access, may);
+        }
         if state.crawford {
             d.action = CubeAction::NoCubeAccess;
         }

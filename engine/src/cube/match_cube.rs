@@ -233,6 +233,47 @@ impl<'a, E: Equities> Solver<'a, E> {
     }
 }
 
+/// The three match-winning chances of a cube decision, for the player on
+/// roll.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CubeMwc {
+    /// Not doubling now.
+    pub no_double: f32,
+    /// Doubling, the opponent taking.
+    pub double_take: f32,
+    /// Doubling, the opponent passing.
+    pub double_pass: f32,
+}
+
+/// The model's cube MWCs for the player on roll with cubeless
+/// probabilities `p` and cube efficiency `x`.
+pub fn cube_mwc(met: &Met, score: Score, cube: u32, owner: Owner, p: &Probs, x: f32) -> CubeMwc {
+    let mut solver = Solver::new(met, Shares::of(p), x);
+    CubeMwc {
+        no_double: solver.value_of(score, cube, owner, p.win(), false),
+        double_take: solver.value(score, 2 * cube, Owner::Opponent, p.win()),
+        double_pass: Equities::after(met, score, cube as i32),
+    }
+}
+
+/// Whether the player on roll may turn the cube (`access`) and whether a
+/// double gains it anything (`may`: the cube is below its away count).
+pub fn cube_access(score: Score, cube: u32, owner: Owner) -> (bool, bool) {
+    let access = owner != Owner::Opponent && !crawford_game(score);
+    (access, access && cube < score.me)
+}
+
+/// A match MWC as EMG, normalized as gnubg does: winning a single game at
+/// the current cube is +1, losing it -1.
+pub fn emg_of(met: &Met, score: Score, cube: u32, mwc: f32) -> f32 {
+    let c = cube as i32;
+    let (w1, l1) = (
+        Equities::after(met, score, c),
+        Equities::after(met, score, -c),
+    );
+    (2.0 * mwc - (w1 + l1)) / (w1 - l1).max(1e-9)
+}
+
 /// A match-play cube decision: equities as EMG (normalized so that winning
 /// a single game at the current cube is +1 and losing it -1), like gnubg.
 pub fn match_decision(
@@ -244,18 +285,11 @@ pub fn match_decision(
     x: f32,
 ) -> Result<CubeDecision, MetError> {
     met.mwc(score)?;
+    let m = cube_mwc(met, score, cube, owner, p, x);
+    let emg = |v: f32| emg_of(met, score, cube, v);
+    let (nd, dt, dp) = (m.no_double, m.double_take, m.double_pass);
+    let (access, may) = cube_access(score, cube, owner);
     let mut solver = Solver::new(met, Shares::of(p), x);
-    let c = cube as i32;
-    let (w1, l1) = (
-        Equities::after(met, score, c),
-        Equities::after(met, score, -c),
-    );
-    let emg = |m: f32| (2.0 * m - (w1 + l1)) / (w1 - l1).max(1e-9);
-    let nd = solver.value_of(score, cube, owner, p.win(), false);
-    let access = owner != Owner::Opponent && !crawford_game(score);
-    let may = access && cube < score.me;
-    let dt = solver.value(score, 2 * cube, Owner::Opponent, p.win());
-    let dp = w1;
     let (tp_p, _, cp_p, _) = solver.ends(score, cube, owner);
     let action = match_action(nd, dt, dp, access, may);
     Ok(CubeDecision {

@@ -6,5 +6,6 @@
 pub mod cubeful;
 pub mod decision;
 pub mod match_cube;
+pub mod match_cubeful;
 pub mod met;
 pub mod money;

@@ -1,0 +1,266 @@
+//! Cubeful match-winning chances searched `n` plies deep: the match-play
+//! counterpart of [`crate::cube::cubeful`].
+//!
+//! At 0 ply the match cube model ([`crate::cube::match_cube`]) prices the
+//! cube from the net's probabilities. At `n` ply the player on roll, if it
+//! may double, compares
+//! - no double: the mean over the 21 rolls of the best play's value, each
+//!   play's value being one minus the opponent's cubeful MWC `n - 1` plies
+//!   deep with the cube where it is (so the opponent's own doubles, takes
+//!   and passes at the score are played inside the search);
+//! - double, take: the same with the cube doubled and the opponent's;
+//! - double, pass: the MWC after winning the cube's points.
+//!
+//! The score does not change within a game, only the cube, so a node is
+//! a position and a [`MatchCube`]. Plays are chosen by their cubeless MWC
+//! at 0 ply, as the money search chooses them by cubeless equity.
+
+use crate::cube::match_cube::{cube_access, cube_mwc, Equities};
+use crate::cube::met::{Met, Score};
+use crate::cube::money::{efficiency, Owner};
+use crate::evaluation::evaluator::{candidate_values, final_result, Evaluator};
+use crate::evaluation::probs::Probs;
+use crate::rules::dice::Dice;
+use crate::rules::movegen::{generate, MoveList};
+use crate::rules::position::Position;
+use crate::search::valuation::MatchOutcomes;
+
+/// The cube and score of a match game, from the player on roll's side.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MatchCube {
+    /// Away counts from the player on roll's side.
+    pub score: Score,
+    /// The cube's value.
+    pub cube: u32,
+    /// Who owns it.
+    pub owner: Owner,
+}
+
+impl MatchCube {
+    /// The same game seen by the opponent.
+    fn flipped(self) -> MatchCube {
+        MatchCube {
+            score: Score {
+                me: self.score.opp,
+                opp: self.score.me,
+                post_crawford: self.score.post_crawford,
+            },
+            cube: self.cube,
+            owner: match self.owner {
+                Owner::Centred => Owner::Centred,
+                Owner::Me => Owner::Opponent,
+                Owner::Opponent => Owner::Me,
+            },
+        }
+    }
+
+    /// The cube after the player on roll doubles and the opponent takes.
+    fn taken(self) -> MatchCube {
+        MatchCube {
+            cube: 2 * self.cube,
+            owner: Owner::Opponent,
+            ..self
+        }
+    }
+
+    /// Whether a double by the player on roll is allowed and gains it
+    /// anything.
+    fn may_double(self) -> bool {
+        cube_access(self.score, self.cube, self.owner).1
+    }
+
+    /// The player on roll's MWC after each outcome at this cube.
+    fn outcomes(self, met: &Met) -> MatchOutcomes {
+        let c = self.cube as i32;
+        let after = |k: i32| Equities::after(met, self.score, k * c);
+        MatchOutcomes {
+            root: [
+                after(1),
+                after(2),
+                after(3),
+                after(-1),
+                after(-2),
+                after(-3),
+            ],
+        }
+    }
+}
+
+/// No double and double/take MWCs of the player on roll, `ply` plies deep
+/// (`ply` at least 1).
+pub fn no_double_and_double_take<E: Evaluator + ?Sized>(
+    ev: &E,
+    met: &Met,
+    pos: &Position,
+    mc: MatchCube,
+    ply: u32,
+) -> (f32, f32) {
+    debug_assert!(ply >= 1);
+    let [nd, dt] = no_double(ev, met, pos, [mc, mc.taken()], ply);
+    (nd, dt)
+}
+
+/// The player on roll's MWC after its best cube action, `ply` plies deep.
+pub fn value<E: Evaluator + ?Sized>(
+    ev: &E,
+    met: &Met,
+    pos: &Position,
+    mc: MatchCube,
+    ply: u32,
+) -> f32 {
+    if ply == 0 {
+        return leaf_value(met, &ev.eval(pos), pos, mc);
+    }
+    if !mc.may_double() {
+        return no_double(ev, met, pos, [mc], ply)[0];
+    }
+    let [nd, dt] = no_double(ev, met, pos, [mc, mc.taken()], ply);
+    let dp = Equities::after(met, mc.score, mc.cube as i32);
+    nd.max(dt.min(dp))
+}
+
+/// The model's MWC after the best cube action, from probabilities.
+fn leaf_value(met: &Met, p: &Probs, pos: &Position, mc: MatchCube) -> f32 {
+    let m = cube_mwc(met, mc.score, mc.cube, mc.owner, p, efficiency(pos));
+    if mc.may_double() {
+        m.no_double.max(m.double_take.min(m.double_pass))
+    } else {
+        m.no_double
+    }
+}
+
+/// The no-double MWC `ply` plies deep for each cube of `mcs`: the mean
+/// over the rolls of the best play's value to the player on roll. The
+/// cubes share each roll's plays and their values, the costly part.
+fn no_double<E: Evaluator + ?Sized, const N: usize>(
+    ev: &E,
+    met: &Met,
+    pos: &Position,
+    mcs: [MatchCube; N],
+    ply: u32,
+) -> [f32; N] {
+    let outcomes = mcs.map(|mc| mc.outcomes(met));
+    let (mut list, mut values) = (MoveList::new(), Vec::new());
+    let mut total = [0.0; N];
+    for dice in Dice::all_21() {
+        generate(pos, dice, &mut list);
+        candidate_values(ev, list.as_slice(), &mut values);
+        for ((mc, outcomes), total) in mcs.iter().zip(&outcomes).zip(&mut total) {
+            let mwc = |p: &Probs| outcomes.mwc(p, true);
+            let best = (1..values.len()).fold(0, |b, i| {
+                if mwc(&values[i]) > mwc(&values[b]) {
+                    i
+                } else {
+                    b
+                }
+            });
+            let after = list.as_slice()[best].position;
+            let v = match final_result(&after) {
+                Some(p) => mwc(&p),
+                None if ply == 1 => {
+                    let (child, p) = (after.swapped(), values[best].flipped());
+                    1.0 - leaf_value(met, &p, &child, mc.flipped())
+                }
+                None => 1.0 - value(ev, met, &after.swapped(), mc.flipped(), ply - 1),
+            };
+            *total += v * dice.weight() as f32 / 36.0;
+        }
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cube::match_cube::{emg_of, match_decision};
+    use crate::search::ply::Ply;
+
+    const RACE: crate::evaluation::evaluator::testing::PipRace =
+        crate::evaluation::evaluator::testing::PipRace(12.0);
+
+    fn race(me_pips: u8, opp_pips: u8) -> Position {
+        // Every checker on one point: 15 checkers, pips chosen by point.
+        let (mut me, mut opp) = ([0u8; 24], [0u8; 24]);
+        me[usize::from(me_pips) - 1] = 15;
+        opp[usize::from(opp_pips) - 1] = 15;
+        Position::from_sides(&me, 0, &opp, 0).unwrap()
+    }
+
+    fn cube(me: u32, opp: u32, cube: u32, owner: Owner) -> MatchCube {
+        MatchCube {
+            score: Score::pre(me, opp),
+            cube,
+            owner,
+        }
+    }
+
+    #[test]
+    fn one_ply_cube_mwcs_are_consistent_with_the_model() {
+        let met = Met::kazaross_xg2();
+        let pos = race(5, 5);
+        let mc = cube(4, 4, 1, Owner::Centred);
+        let (nd, dt) = no_double_and_double_take(&RACE, met, &pos, mc, 1);
+        assert!((0.0..=1.0).contains(&nd) && (0.0..=1.0).contains(&dt));
+        // Near the model on the 1-ply cubeless probabilities (the test
+        // double's 0-ply chances are not its 1-ply ones).
+        let p1 = Ply::new(&RACE, 1).eval(&pos);
+        let d0 = match_decision(met, mc.score, 1, Owner::Centred, &p1, 0.68).unwrap();
+        let emg = |m| emg_of(met, mc.score, 1, m);
+        assert!(
+            (emg(nd) - d0.no_double).abs() < 0.1,
+            "{} {}",
+            emg(nd),
+            d0.no_double
+        );
+        assert!(
+            (emg(dt) - d0.double_take).abs() < 0.1,
+            "{} {}",
+            emg(dt),
+            d0.double_take
+        );
+        // The value is the best cube action's.
+        let dp = Equities::after(met, mc.score, 1);
+        let v = value(&RACE, met, &pos, mc, 1);
+        assert!((v - nd.max(dt.min(dp))).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_dead_cube_is_not_turned_and_the_crawford_game_has_none() {
+        let met = Met::kazaross_xg2();
+        let pos = race(5, 5);
+        // 2-away holding a 2-cube: dead for it.
+        let dead = cube(2, 5, 2, Owner::Me);
+        assert!(!dead.may_double());
+        let (nd, _) = no_double_and_double_take(&RACE, met, &pos, dead, 1);
+        assert_eq!(value(&RACE, met, &pos, dead, 1), nd);
+        let crawford = cube(1, 4, 1, Owner::Centred);
+        assert!(!crawford.may_double());
+        // Post-Crawford the trailer may double.
+        let post = MatchCube {
+            score: Score {
+                me: 4,
+                opp: 1,
+                post_crawford: true,
+            },
+            ..crawford
+        };
+        assert!(post.may_double());
+        assert_eq!(post.flipped().flipped(), post);
+    }
+
+    #[test]
+    fn the_taker_of_a_covering_cube_redoubles_inside_the_search() {
+        // 2-away 4-away: the 4-away taker of a 2-cube redoubles at once,
+        // so the 2-away side's double/take is about its winning chance,
+        // one ply deep as in the model.
+        let met = Met::kazaross_xg2();
+        let pos = race(5, 5);
+        let mc = cube(2, 4, 1, Owner::Centred);
+        let (_, dt) = no_double_and_double_take(&RACE, met, &pos, mc, 1);
+        let p = Ply::new(&RACE, 1).eval(&pos).win();
+        assert!(
+            (dt - p).abs() < 0.05,
+            "double/take {dt}, winning chance {p}"
+        );
+    }
+}
