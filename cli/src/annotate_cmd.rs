@@ -747,7 +747,7 @@ fn anchor(d: &Decision) -> String {
 fn caption(ann: &Annotation, d: &Decision) -> String {
     let mover = name_of(ann, d.player);
     let other = name_of(ann, 1 - d.player);
-    let (pm, po) = d.position.pips();
+    let (pm, po) = d.decider_board().pips();
     let cube = match d.state.cube.owner {
         None => format!("cube {} centred", d.state.cube.value()),
         Some(p) => format!(
@@ -769,8 +769,13 @@ fn caption(ann: &Annotation, d: &Decision) -> String {
         )
     };
     let dice = d.dice.map(|x| format!("rolled {x}; ")).unwrap_or_default();
+    let facing = if d.is_answer() {
+        "to answer the double of"
+    } else {
+        "to play against"
+    };
     format!(
-        "{mover} (bottom, pips {pm}) to play against {other} (top, pips {po}); {dice}{cube}; {score}; played {}, best {}",
+        "{mover} (bottom, pips {pm}) {facing} {other} (top, pips {po}); {dice}{cube}; {score}; played {}, best {}",
         d.played, d.best
     )
 }
@@ -1028,7 +1033,7 @@ td:first-child{{text-align:left}}.m{{margin:1.5em 0;padding:1em;border:1px solid
             Kind::Cube => (None, None),
         };
         let _ = writeln!(s, "<p>{}</p>", esc(&caption(ann, d)));
-        s.push_str(&svg::board(&d.position, played, best, d.player == 0));
+        s.push_str(&svg::board(&d.decider_board(), played, best, d.player == 0));
         s.push('\n');
         if d.kind == Kind::Checker {
             s.push_str("<table><tr><th>play</th><th>equity (EMG)</th><th>loss</th></tr>\n");
@@ -1052,6 +1057,13 @@ td:first-child{{text-align:left}}.m{{margin:1.5em 0;padding:1em;border:1px solid
                 );
             }
             s.push_str("</table>\n");
+        } else if let (Some(c), true) = (d.cube, d.is_answer()) {
+            // The taker's equities: a take is minus double/take.
+            let _ = writeln!(
+                s,
+                "<table><tr><th>Take</th><th>Pass</th><th>Proper answer</th></tr><tr><td>{:+.3}</td><td>{:+.3}</td><td>{}</td></tr></table>",
+                -c.double_take, -c.double_pass, esc(&d.best)
+            );
         } else if let Some(c) = d.cube {
             let _ = writeln!(
                 s,

@@ -618,6 +618,35 @@ fn annotate_batch_reports_every_file_and_writes_html() {
 }
 
 #[test]
+fn the_report_draws_an_answer_to_a_double_from_the_takers_side() {
+    // Match 05, game 2: fcamilovski takes lasse's double where a pass was
+    // better. The diagram and caption are the taker's: its name, its
+    // pips at the bottom; the doubler's on top.
+    let dir = scratch("annotate-take");
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../data/matches/05_galaxy_5pt_match2430002.mat");
+    let html = dir.join("r.html");
+    let (code, _, err) = sheshbesh(&[
+        "annotate",
+        file.to_str().unwrap(),
+        "--ply",
+        "0",
+        "--html",
+        html.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    // The position is kept from the doubler's side, as gnubg's IDs are.
+    let doubler = sheshbesh_engine::formats::position_id::decode("hucaAwjYtokDIA").unwrap();
+    let (doubler_pips, taker_pips) = doubler.pips();
+    let caption = format!(
+        "fcamilovski (bottom, pips {taker_pips}) to answer the double of lasse (top, pips {doubler_pips})"
+    );
+    assert!(page.contains(&caption), "{caption}");
+    assert!(page.contains("<th>Take</th><th>Pass</th><th>Proper answer</th>"));
+}
+
+#[test]
 fn annotate_reads_sgf_like_mat() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/matches");
     let (mat, sgf) = (

@@ -174,6 +174,24 @@ pub struct Decision {
     pub luck: Option<f32>,
 }
 
+impl Decision {
+    /// Whether this is an answer to a double (take, pass or beaver).
+    pub fn is_answer(&self) -> bool {
+        self.kind == Kind::Cube && self.state.doubled
+    }
+
+    /// The board from the side of the player who decided: the position
+    /// itself, or for an answer to a double the taker's view of the
+    /// doubler's position.
+    pub fn decider_board(&self) -> Position {
+        if self.is_answer() {
+            self.position.swapped()
+        } else {
+            self.position
+        }
+    }
+}
+
 /// No double, double/take and double/pass equities for the doubler.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Decision3 {

@@ -674,6 +674,33 @@ mod tests {
         }
     }
 
+    /// The same chances everywhere, with no gammons.
+    struct Flat(f32);
+
+    impl Evaluator for Flat {
+        fn eval_batch(&self, positions: &[Position], out: &mut [Probs]) {
+            out[..positions.len()].fill(Probs([self.0, 0.0, 0.0, 0.0, 0.0]));
+        }
+    }
+
+    #[test]
+    fn a_passed_double_is_not_reported_as_a_cubeless_win() {
+        // 85% without gammons is past the money cash point (80%): every
+        // trial ends in a double and a pass before a checker moves. The
+        // cubeful equity is the pass's +1; the cubeless chances are the
+        // position's, where it was passed, not a won game.
+        let s = RolloutSettings {
+            trials: 36,
+            cubeful: true,
+            ..RolloutSettings::default()
+        };
+        let stop = AtomicBool::new(false);
+        let r = rollout(&Flat(0.85), &Position::start(), &s, &stop, |_| {});
+        assert!((r.probs.win() - 0.85).abs() < 1e-6, "{r:?}");
+        assert!((r.equity.mean - 0.7).abs() < 1e-5, "{r:?}");
+        assert!((r.cubeful.unwrap().mean - 1.0).abs() < 1e-6, "{r:?}");
+    }
+
     #[test]
     fn results_do_not_depend_on_the_thread_count() {
         let ev = evaluator(None);

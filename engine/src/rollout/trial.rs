@@ -20,7 +20,8 @@ use crate::search::valuation::Valuation;
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct Trial {
     /// Outcome probabilities (0 or 1 at the end of a game, the evaluator's
-    /// at truncation) minus the luck of the dice.
+    /// at truncation or where a double was passed) minus the luck of the
+    /// dice.
     pub probs: [f64; 5],
     /// Cubeful value in the stakes' unit (money points per root cube, or
     /// the root's MWC) minus the luck of the dice; 0 when cubeless.
@@ -383,8 +384,12 @@ pub(crate) fn play_trial<E: Evaluator + ?Sized>(
                 CubeMove::Roll => {}
                 CubeMove::DoubleTake => cube = cube.doubled(mover_is_root),
                 CubeMove::DoublePass => {
+                    // The game ends in a pass, not a cubeless win: the
+                    // cubeless outcome is the position's value where it
+                    // was passed, as at a truncation (and as gnubg
+                    // records it).
                     let v = stakes.pass_value(cube, mover_is_root);
-                    break (to_root(Probs::certain(1), mover_is_root), v);
+                    break (to_root(p, mover_is_root), v);
                 }
             }
         }
