@@ -29,7 +29,7 @@ pub struct AnnotateArgs {
     pub files: Vec<PathBuf>,
     /// Search depth of checker plays and cube decisions (gnubg analyses
     /// at 2).
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = crate::position_cmd::ply_arg)]
     pub ply: u32,
     /// Print JSON: one object for one file, an array for several. Each has
     /// `file`, `length`, `games`, `ply`, `players` (per player: `name`,
@@ -160,9 +160,7 @@ fn parse(path: &Path, bytes: &[u8]) -> std::result::Result<MatchFile, String> {
 
 /// `sheshbesh annotate`.
 pub fn run(ev: &NetEvaluator, a: AnnotateArgs) -> Result<bool> {
-    if a.ply > 4 {
-        bail!("--ply {}: at most 4", a.ply);
-    }
+    crate::position_cmd::check_ply(a.ply)?;
     if !(0.0 < a.doubtful && a.doubtful <= a.bad && a.bad <= a.very_bad) {
         bail!("thresholds must satisfy 0 < --doubtful <= --bad <= --very-bad");
     }

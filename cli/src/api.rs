@@ -185,9 +185,7 @@ pub fn annotate_file(
     bytes: Option<&[u8]>,
     ply: u32,
 ) -> Result<(String, Row)> {
-    if ply > 4 {
-        bail!("--ply {ply}: at most 4");
-    }
+    position_cmd::check_ply(ply)?;
     Ok(annotate_cmd::file_answer(ev, path, bytes, ply))
 }
 

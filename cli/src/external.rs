@@ -38,7 +38,7 @@ pub struct ExternalArgs {
     #[arg(long, default_value = "127.0.0.1:4242")]
     pub listen: String,
     /// Search depth of every decision.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = crate::position_cmd::ply_arg)]
     pub ply: u32,
     /// Stop after the first client disconnects.
     #[arg(long)]

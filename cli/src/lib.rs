@@ -107,7 +107,7 @@ enum Command {
         dice: Option<String>,
         /// Search depth: 0 is the net alone; each ply averages over the
         /// next roll.
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, value_parser = crate::position_cmd::ply_arg)]
         ply: u32,
         /// Weights file instead of the shipped weights.
         #[arg(long)]
@@ -122,7 +122,7 @@ enum Command {
         #[arg(allow_hyphen_values = true)]
         position: Option<String>,
         /// Search depth.
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, value_parser = crate::position_cmd::ply_arg)]
         ply: u32,
         /// Weights file instead of the shipped weights.
         #[arg(long)]
@@ -138,7 +138,7 @@ enum Command {
         position: Option<String>,
         /// Search depth of the probabilities (with --rollout: of the
         /// checker play inside the trials, 0 to 2).
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, value_parser = crate::position_cmd::ply_arg)]
         ply: u32,
         /// Roll the decision out: no double against double/take on the
         /// same dice, a live cube in every trial, money or match play.

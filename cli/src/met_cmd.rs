@@ -41,7 +41,7 @@ pub struct MetArgs {
     #[arg(long, requires = "rollout")]
     pub out: Option<std::path::PathBuf>,
     /// Checker-play depth inside the --rollout trials.
-    #[arg(long, default_value_t = 0, requires = "rollout")]
+    #[arg(long, default_value_t = 0, requires = "rollout", value_parser = crate::position_cmd::ply_arg)]
     pub ply: u32,
     #[command(flatten)]
     pub rollout_options: crate::rollout_cmd::RolloutOptions,

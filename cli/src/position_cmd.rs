@@ -14,8 +14,7 @@ use sheshbesh_engine::{formats::position_id, Probs};
 use crate::commands::{input_of, run};
 use crate::input::{dice_for, Input};
 use crate::Output;
-
-const MAX_PLY: u32 = 4;
+use sheshbesh_engine::search::ply::MAX_PLY;
 
 /// Refuses a ply deeper than the commands search.
 pub fn check_ply(ply: u32) -> Result<()> {
@@ -23,6 +22,14 @@ pub fn check_ply(ply: u32) -> Result<()> {
         bail!("bad ply \"{ply}\": give 0 to {MAX_PLY}");
     }
     Ok(())
+}
+
+/// `--ply` of every command: a search depth from 0 to [`MAX_PLY`].
+pub fn ply_arg(s: &str) -> std::result::Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(p) if p <= MAX_PLY => Ok(p),
+        _ => Err(format!("give 0 to {MAX_PLY}")),
+    }
 }
 
 fn probs_json(p: &Probs) -> Value {

@@ -32,7 +32,7 @@ pub struct RolloutArgs {
     /// other (common dice, clearly worse plays dropped early).
     pub dice: Option<String>,
     /// Checker-play depth inside the trials.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = crate::position_cmd::ply_arg)]
     pub ply: u32,
     /// Play with the cube (money, or the match at a match score) and report
     /// the cubeful equity (EMG and MWC at a match score).
@@ -41,8 +41,8 @@ pub struct RolloutArgs {
     #[command(flatten)]
     pub options: RolloutOptions,
     /// Plays compared when DICE is given.
-    #[arg(long, default_value_t = 4)]
-    pub moves: usize,
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=100))]
+    pub moves: u16,
     /// Weights file instead of the shipped weights.
     #[arg(long)]
     pub weights: Option<std::path::PathBuf>,
@@ -58,7 +58,7 @@ pub struct RolloutArgs {
 #[derive(Args, Debug, Clone)]
 pub struct RolloutOptions {
     /// Trials (at most; see --target-se).
-    #[arg(long, default_value_t = 1296)]
+    #[arg(long, default_value_t = 1296, value_parser = clap::value_parser!(u32).range(1..))]
     pub trials: u32,
     /// Stop each trial after this many plies and use the evaluation.
     #[arg(long)]
@@ -66,15 +66,15 @@ pub struct RolloutOptions {
     /// Seed of the dice (the result is the same for any --threads).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
+    /// Worker threads (default: all cores; at most 256).
+    #[arg(long, value_parser = thread_count)]
     pub threads: Option<usize>,
     /// A named level instead of --trials/--ply/--truncate: roller, roller+,
     /// roller++ (truncated, variance-reduced mini-rollouts) or full.
     #[arg(long)]
     pub level: Option<String>,
     /// Stop when the reported equity's standard error falls below this.
-    #[arg(long)]
+    #[arg(long, value_parser = positive)]
     pub target_se: Option<f32>,
     /// Turn off luck adjustment (variance reduction).
     #[arg(long)]
@@ -107,6 +107,10 @@ impl RolloutOptions {
         if s.trials == 0 {
             bail!("bad trials \"0\": give at least 1");
         }
+        if let Some(se) = s.target_se {
+            positive(&se.to_string())
+                .map_err(|e| anyhow::anyhow!("bad target-se \"{se}\": {e}"))?;
+        }
         if s.ply > 2 {
             bail!("bad ply \"{}\": rollouts play at 0 to 2 ply", s.ply);
         }
@@ -116,7 +120,13 @@ impl RolloutOptions {
     /// The thread pool of `--threads`.
     pub fn pool(&self) -> Result<rayon::ThreadPool> {
         rayon::ThreadPoolBuilder::new()
-            .num_threads(self.threads.unwrap_or(0))
+            .num_threads(
+                self.threads
+                    .map_or(Ok(0), |t| thread_count(&t.to_string()))
+                    .map_err(|e| {
+                        anyhow::anyhow!("bad threads \"{}\": {e}", self.threads.unwrap_or(0))
+                    })?,
+            )
             .build()
             .context("starting worker threads")
     }
@@ -235,8 +245,17 @@ pub fn run(ev: &NetEvaluator, a: RolloutArgs) -> Result<bool> {
     let pool = a.options.pool()?;
     let stop = interrupt_flag();
     let bar = progress_bar(s.trials, !a.quiet && !a.json);
-    let (v, text) =
-        pool.install(|| answer(ev, &input, a.dice.as_deref(), &s, a.moves, &stop, &bar))?;
+    let (v, text) = pool.install(|| {
+        answer(
+            ev,
+            &input,
+            a.dice.as_deref(),
+            &s,
+            usize::from(a.moves),
+            &stop,
+            &bar,
+        )
+    })?;
     bar.finish_and_clear();
     if a.json {
         println!("{v}");
@@ -483,4 +502,24 @@ fn cube_render(
         z_text(take),
     ));
     (v, text)
+}
+
+/// The most worker threads a rollout starts: more than a machine has cores
+/// only costs memory, and without a bound a typo starts thousands.
+const MAX_THREADS: usize = 256;
+
+/// `--threads`: 1 to [`MAX_THREADS`].
+fn thread_count(s: &str) -> std::result::Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(t) if (1..=MAX_THREADS).contains(&t) => Ok(t),
+        _ => Err(format!("give 1 to {MAX_THREADS}")),
+    }
+}
+
+/// A positive, finite number (`--target-se`).
+fn positive(s: &str) -> std::result::Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err("give a positive number".into()),
+    }
 }

@@ -134,7 +134,7 @@ pub struct ExpertArgs {
     #[arg(long, value_parser = parse_labels)]
     pub labels: LabelSource,
     /// Search depth of the labels.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = crate::position_cmd::ply_arg)]
     pub ply: u32,
     /// Rounds of sample, label and fit.
     #[arg(long, default_value_t = 1)]

@@ -22,7 +22,7 @@ use crate::protocol::{answer, read_board};
 #[derive(clap::Args, Debug)]
 pub struct UbgiArgs {
     /// Search depth of every decision.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = crate::position_cmd::ply_arg)]
     pub ply: u32,
     /// Weights file instead of the shipped weights.
     #[arg(long)]

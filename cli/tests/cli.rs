@@ -215,7 +215,7 @@ fn hint_searches_deeper_on_request() {
     assert_eq!(v["moves"][0]["ply"], 1);
     let (code, _, err) = sheshbesh(&["hint", "start", "64", "--ply", "9"]);
     assert_eq!(code, 2);
-    assert!(err.contains("bad ply"), "{err}");
+    assert!(err.contains("--ply") && err.contains("0 to 4"), "{err}");
 }
 
 #[test]
@@ -1139,4 +1139,57 @@ fn show_keeps_each_players_colour_and_says_what_waits() {
     assert!(out.contains("offers to resign a gammon"), "{out}");
     // The IDs are the position's own, whoever is on roll.
     assert!(out.contains("Position ID: 2+4OAADb3Q0AAA"), "{out}");
+}
+
+#[test]
+fn every_command_refuses_a_ply_deeper_than_the_engine_searches() {
+    // One limit everywhere: before, ubgi and external took --ply 99 and
+    // never answered.
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../data/matches/05_galaxy_5pt_match2430002.mat"
+    );
+    for args in [
+        &["hint", "start", "31"][..],
+        &["eval", "start"],
+        &["cube", "start"],
+        &["annotate", file],
+        &["rollout", "start"],
+        &["ubgi"],
+        &["external", "--listen", "127.0.0.1:0"],
+        &["met", "--generate", "--rollout", "--out", "unused.xml"],
+        &[
+            "train",
+            "expert",
+            "--checkpoint",
+            "unused",
+            "--labels",
+            "search",
+        ],
+    ] {
+        let args: Vec<&str> = args.iter().copied().chain(["--ply", "99"]).collect();
+        let (code, _, err) = sheshbesh(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.contains("--ply") && err.contains("0 to 4"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn rollout_counts_are_bounded_and_numbers_real() {
+    for (flag, value) in [
+        ("--threads", "100000"),
+        ("--threads", "0"),
+        ("--moves", "0"),
+        ("--trials", "0"),
+        ("--target-se", "NaN"),
+        ("--target-se", "0"),
+    ] {
+        let (code, _, err) = sheshbesh(&["rollout", "start", "31", flag, value]);
+        assert_eq!(code, 2, "{flag} {value}: {err}");
+        assert!(err.contains(flag), "{flag} {value}: {err}");
+    }
 }

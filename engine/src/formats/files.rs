@@ -23,8 +23,18 @@ pub fn temp_path(path: &Path) -> io::Result<PathBuf> {
 
 /// Writes `bytes` to `path` through a temporary file in the same folder,
 /// synced to disk, then renamed over `path`: a crash leaves either the old
-/// file or the new one, never half of one. Errors name the file.
+/// file or the new one, never half of one. Errors name the file. A target
+/// that exists and is not a regular file (a device, a FIFO, a folder) is
+/// refused: the rename would replace it, even `/dev/full`, as root.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    if let Ok(meta) = fs::metadata(path) {
+        if !meta.is_file() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{} exists and is not a regular file", path.display()),
+            ));
+        }
+    }
     let tmp = temp_path(path)?;
     let named = |what: &str, p: &Path, e: io::Error| {
         io::Error::new(e.kind(), format!("{what} {}: {e}", p.display()))
@@ -58,6 +68,13 @@ mod tests {
         assert!(!temp_path(&p).unwrap().exists());
         let err = write_atomic(&dir.join("missing/b.txt"), b"x").unwrap_err();
         assert!(err.to_string().contains("missing"), "{err}");
+        // What is not a regular file is left as it is.
+        for target in [Path::new("/dev/null"), dir.as_path()] {
+            let err = write_atomic(target, b"x").unwrap_err();
+            assert!(err.to_string().contains("not a regular file"), "{err}");
+        }
+        assert!(!fs::metadata("/dev/null").unwrap().is_file());
+        assert!(dir.is_dir());
         fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -201,12 +201,27 @@ impl MatchState {
         !self.is_money() && !self.crawford && self.away().contains(&1)
     }
 
-    /// What makes this state one no match can reach, if anything: a
-    /// Crawford game unless exactly one player is one point away.
+    /// What makes this state one no game in play can reach, if anything:
+    /// a match already won, a Crawford game unless exactly one player is
+    /// one point away, a cube turned or offered in the Crawford game, a
+    /// double offered after the dice were rolled or by a player who does
+    /// not hold the cube.
     pub fn impossibility(&self) -> Option<&'static str> {
         let away = self.away();
+        if self.length > 0 && self.score.iter().any(|&s| s >= self.length) {
+            return Some("the match is over: a player has reached the match length");
+        }
         if self.crawford && !(self.length > 0 && (away[0] == 1) != (away[1] == 1)) {
             return Some("a Crawford game needs exactly one player one point away");
+        }
+        if self.crawford && (self.cube.value() > 1 || self.cube.owner.is_some() || self.doubled) {
+            return Some("no cube is turned or offered in the Crawford game");
+        }
+        if self.doubled && self.dice.is_some() {
+            return Some("a double is offered before the dice are rolled, not after");
+        }
+        if self.doubled && self.cube.owner.is_some_and(|o| o != self.on_roll) {
+            return Some("a double offered by the player who does not hold the cube");
         }
         None
     }
@@ -266,6 +281,34 @@ mod tests {
         s.score = [4, 4];
         assert!(s.impossibility().is_some(), "both 1-away");
         s.score = [4, 2];
+        assert_eq!(s.impossibility(), None);
+        // No cube in it.
+        s.cube.log2 = 1;
+        assert!(s.impossibility().is_some(), "a 2-cube");
+        s.cube.log2 = 0;
+        s.doubled = true;
+        assert!(s.impossibility().is_some(), "a double");
+    }
+
+    #[test]
+    fn states_no_game_in_play_reaches_are_named() {
+        let mut s = MatchState::new_match(5);
+        s.score = [5, 0];
+        assert!(s.impossibility().unwrap().contains("over"));
+        s.score = [3, 0];
+        assert_eq!(s.impossibility(), None);
+        // A double after the roll, and one by the player without the cube.
+        s.doubled = true;
+        s.dice = Dice::new(3, 1);
+        assert!(s.impossibility().unwrap().contains("after"));
+        s.dice = None;
+        assert_eq!(s.impossibility(), None);
+        s.cube = CubeState {
+            log2: 1,
+            owner: Some(s.on_roll.other()),
+        };
+        assert!(s.impossibility().unwrap().contains("does not hold"));
+        s.cube.owner = Some(s.on_roll);
         assert_eq!(s.impossibility(), None);
     }
 }

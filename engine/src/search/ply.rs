@@ -40,6 +40,11 @@ impl MoveFilter {
     };
 }
 
+/// The deepest search any command offers: each ply multiplies the work
+/// by about 21 rolls times the plays the filters keep, so a deeper one
+/// would not answer in a user's lifetime at the command line.
+pub const MAX_PLY: u32 = 4;
+
 /// `depth`-ply evaluation on top of a 0-ply evaluator. As an
 /// [`Evaluator`] it values positions with the root player (the one its
 /// [`Valuation`] was made for) on roll.
