@@ -22,6 +22,8 @@ import subprocess
 
 import gnubg_nn as g
 
+from gnubg_cube import cost
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE = os.path.join(HERE, "..", "data", "fixtures", "movegen_gnubg.txt.gz")
 BINARY = os.path.join(HERE, "..", "target", "release", "sheshbesh")
@@ -80,29 +82,6 @@ def gnubg_eval(cases):
             results.append(cur)
             cur = {}
     return results
-
-
-def doubles(action):
-    return action.startswith(("Double", "Redouble"))
-
-
-def takes(action):
-    return action.endswith("take") or action.endswith("beaver")
-
-
-def cost(ref, ours):
-    """What our action loses in gnubg's own cubeful equities (of the
-    doubler; EMG in match play): the double/no-double part when that
-    differs, plus the take/pass part when that does."""
-    if not all(k in ref for k in ("nd", "dt", "dp")):
-        return None
-    nd, dt, dp = ref["nd"], ref["dt"], ref["dp"]
-    c = 0.0
-    if doubles(ours) != doubles(ref["action"]):
-        c += abs(nd - min(dt, dp))
-    if takes(ours) != takes(ref["action"]):
-        c += abs(dt - dp)
-    return round(c, 4)
 
 
 def main():

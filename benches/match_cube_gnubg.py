@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Cube decisions of real matches at their scores: Sheshbesh 0-ply and
+2-ply and gnubg 0-ply, each judged by GNU Backgammon 1.07's 2-ply `eval`.
+
+The decisions: every turn of the committed match files
+(`data/matches`, sources in its SOURCES.txt) at which the player on roll
+could double, at the match's score and cube: `sheshbesh annotate --json`
+lists the checker plays, each play's position before the roll is the
+decision (`show --batch` drops the dice from the XGID). gnubg 1.07
+(`apt-get install gnubg`) reads each by `set matchid` and `set board` and
+`eval`s it at 2 plies (the referee) and at 0 plies (gnubg 0-ply's
+verdict). A decision counts when gnubg 2-ply calls it close (double/take
+or double/pass, whichever the taker prefers, above no double less 0.16
+EMG, gnubg's own rule) or the player doubled. `sheshbesh cube --batch`
+answers at 0 and 2 plies.
+
+Prints, for our 0-ply, our 2-ply and gnubg 0-ply: agreement with gnubg
+2-ply's proper action, the mean cost of the actions in gnubg 2-ply's own
+equities (mEMG per decision: the double/no double part where it differs,
+plus the take/pass part where that does), and the mean distance of the
+no double and double/take equities from gnubg 2-ply's.
+
+Usage: python3 benches/match_cube_gnubg.py [--files GLOB] [--limit N] [--json]
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import subprocess
+
+from gnubg_cube import cost, cube_analysis
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BINARY = os.path.join(HERE, "..", "target", "release", "sheshbesh")
+MATCHES = os.path.join(HERE, "..", "data", "matches")
+
+
+def ours(args, lines):
+    out = subprocess.run([BINARY, *args, "--batch"], input="".join(l + "\n" for l in lines),
+                         capture_output=True, text=True, check=True).stdout
+    return [json.loads(l) for l in out.splitlines()]
+
+
+def decisions(files):
+    """(Position ID, Match ID) before each roll of match play, and whether
+    the player doubled there."""
+    plays, doubled = [], set()
+    for f in files:
+        r = subprocess.run([BINARY, "annotate", f, "--ply", "0", "--json"],
+                           capture_output=True, text=True)
+        a = json.loads(r.stdout)
+        if "error" in a or not a.get("length"):
+            continue
+        for d in a["decisions"]:
+            key = f"{d['position_id']}:{d['match_id']}"
+            if d["kind"] == "checker":
+                plays.append(key)
+            elif d["played"] == "Double":
+                doubled.add(key)
+    keys = set(doubled)
+    for s in ours(["show", "--json"], plays):
+        if "xgid" not in s:
+            continue
+        f = s["xgid"].split(":")
+        f[4] = "00"
+        keys.add(":".join(f))
+    ids = ours(["show", "--json"], sorted(keys))
+    out = {}
+    for k, s in zip(sorted(keys), ids):
+        if "match_id" in s:
+            pid_mid = f"{s['position_id']}:{s['match_id']}"
+            out[pid_mid] = out.get(pid_mid, False) or k in doubled
+    return out
+
+
+def gnubg_eval(keys, ply):
+    lines = ["set display off", "new match 7", "set output digits 5",
+             f"set evaluation chequerplay evaluation plies {ply}",
+             f"set evaluation cubedecision evaluation plies {ply}"]
+    for k in keys:
+        pid, mid = k.split(":")
+        lines += [f"set matchid {mid}", f"set board {pid}", "eval"]
+    out = subprocess.run(["/usr/games/gnubg", "-t", "-q"], input="\n".join(lines) + "\n",
+                         capture_output=True, text=True).stdout
+    results = {}
+    for block in re.split(r"^Position ID:\t", out, flags=re.M)[1:]:
+        pid = block.split()[0]
+        mid = re.search(r"^Match ID:\t(\S+)", block, re.M).group(1)
+        r = cube_analysis(block)
+        if all(k in r for k in ("nd", "dt", "dp", "action")):
+            results[f"{pid}:{mid}"] = r
+    return results
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--files", default=os.path.join(MATCHES, "*"))
+    ap.add_argument("--limit", type=int, default=0, help="at most this many decisions")
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+    files = sorted(f for f in glob.glob(a.files) if f.endswith((".mat", ".sgf", ".txt")))
+    found = decisions(files)
+    keys = sorted(found)
+    ref = gnubg_eval(keys, 2)
+    close = [k for k in keys if k in ref and
+             (found[k] or min(ref[k]["dt"], ref[k]["dp"]) > ref[k]["nd"] - 0.16)]
+    if a.limit:
+        close = close[:a.limit]
+    g0 = gnubg_eval(close, 0)
+    judges = {"ours 0-ply": {k: o for k, o in zip(close, ours(["cube", "--ply", "0", "--json"], close))},
+              "ours 2-ply": {k: o for k, o in zip(close, ours(["cube", "--ply", "2", "--json"], close))},
+              "gnubg 0-ply": {k: {"action": g["action"], "no_double": g["nd"], "double_take": g["dt"]}
+                              for k, g in g0.items()}}
+    summary = {"files": len(files), "turns": len(keys), "close": len(close)}
+    for name, answers in judges.items():
+        rows = [(ref[k], answers[k]) for k in close if k in answers and "action" in answers[k]]
+        n = len(rows)
+        agree = sum(r["action"] == o["action"] for r, o in rows)
+        summary[name] = {
+            "decisions": n,
+            "agree": round(agree / max(n, 1), 3),
+            "cost_memg": round(1000 * sum(cost(r, o["action"]) for r, o in rows) / max(n, 1), 1),
+            "equity_difference": round(sum(abs(o["no_double"] - r["nd"]) + abs(o["double_take"] - r["dt"])
+                                           for r, o in rows) / max(2 * n, 1), 4),
+        }
+    if a.json:
+        print(json.dumps(summary))
+        return
+    print(f"{summary['files']} files, {summary['turns']} turns with the cube at the score, "
+          f"{summary['close']} close or actual by gnubg 2-ply")
+    for name in judges:
+        s = summary[name]
+        print(f"{name:<12} agrees {100 * s['agree']:.1f}% of {s['decisions']}, "
+              f"cost {s['cost_memg']:.1f} mEMG per decision, "
+              f"equities {s['equity_difference']:.3f} from gnubg 2-ply's")
+
+
+if __name__ == "__main__":
+    main()
