@@ -217,6 +217,22 @@ fn usage_error(e: clap::Error) -> ExitCode {
             ExitCode::SUCCESS
         };
     }
+    // A value a parser refused: in the words the commands use for bad
+    // input (and the Python package raises), `bad --ply "9": give 0 to 4`.
+    if e.kind() == ErrorKind::ValueValidation {
+        use clap::error::{ContextKind, ContextValue};
+        let (arg, value) = (
+            e.get(ContextKind::InvalidArg),
+            e.get(ContextKind::InvalidValue),
+        );
+        if let (Some(ContextValue::String(arg)), Some(ContextValue::String(value)), Some(why)) =
+            (arg, value, std::error::Error::source(&e))
+        {
+            let flag = arg.split(' ').next().unwrap_or(arg);
+            eprintln!("sheshbesh: bad {flag} \"{value}\": {why}");
+            return ExitCode::from(2);
+        }
+    }
     // clap's first paragraph (the error and what it names), on one line.
     let text = e.render().to_string();
     let first: Vec<&str> = text

@@ -19,7 +19,7 @@ use sheshbesh_engine::search::ply::MAX_PLY;
 /// Refuses a ply deeper than the commands search.
 pub fn check_ply(ply: u32) -> Result<()> {
     if ply > MAX_PLY {
-        bail!("bad ply \"{ply}\": give 0 to {MAX_PLY}");
+        bail!("bad --ply \"{ply}\": give 0 to {MAX_PLY}");
     }
     Ok(())
 }

@@ -112,7 +112,7 @@ impl RolloutOptions {
                 .map_err(|e| anyhow::anyhow!("bad target-se \"{se}\": {e}"))?;
         }
         if s.ply > 2 {
-            bail!("bad ply \"{}\": rollouts play at 0 to 2 ply", s.ply);
+            bail!("bad --ply \"{}\": rollouts play at 0 to 2 ply", s.ply);
         }
         Ok(s)
     }
