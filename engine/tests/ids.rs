@@ -206,3 +206,31 @@ fn invalid_boards_in_ids_are_named_errors() {
     let e = xgid::decode("XGID=-b----E-C---eE---c-e----C-:0:0:1:00:0:0:0:0:10").unwrap_err();
     assert!(e.to_string().contains("checkers"), "{e}");
 }
+
+#[test]
+fn fibs_numbers_out_of_range_are_refused_not_read_as_others() {
+    let state = MatchState::new_match(7);
+    let board = fibs::encode("a", "b", &Position::start(), &state);
+    let mut fields: Vec<String> = board.split(':').map(str::to_string).collect();
+    // A point's count (field 19, five of the opponent's checkers as gnubg
+    // writes them): i64::MIN had wrapped to no checkers at all.
+    assert_eq!(fields[18], "-5", "{board}");
+    for bad in ["-9223372036854775808", "16", "-16"] {
+        fields[18] = bad.to_string();
+        let err = fibs::decode(&fields.join(":")).unwrap_err().to_string();
+        assert!(err.contains("at most 15 checkers"), "{bad}: {err}");
+    }
+    fields[18] = "-5".to_string();
+    // The turn (field 33): a colour, or 0.
+    assert_eq!(fields[32], "1", "{board}");
+    for bad in ["5", "-256"] {
+        fields[32] = bad.to_string();
+        let err = fibs::decode(&fields.join(":")).unwrap_err().to_string();
+        assert!(err.contains("turn"), "{bad}: {err}");
+    }
+    fields[32] = "1".to_string();
+    assert_eq!(
+        fibs::decode(&fields.join(":")).unwrap().position,
+        Position::start()
+    );
+}

@@ -20,14 +20,6 @@ use crate::rules::dice::Dice;
 use crate::rules::movegen::{generate, MoveList};
 use crate::rules::position::Position;
 
-fn flip(o: Owner) -> Owner {
-    match o {
-        Owner::Centred => Owner::Centred,
-        Owner::Me => Owner::Opponent,
-        Owner::Opponent => Owner::Me,
-    }
-}
-
 /// The three cube equities for the player on roll at `ply`, and the
 /// action. At ply 0 this is [`money::money_decision`] on the net's
 /// probabilities.
@@ -88,7 +80,7 @@ fn no_double<E: Evaluator + ?Sized>(ev: &E, pos: &Position, cube: MoneyCube, ply
     let mut total = 0.0;
     // Once the cube has been turned, Jacoby no longer limits gammons.
     let after_cube = MoneyCube {
-        owner: flip(cube.owner),
+        owner: cube.owner.flipped(),
         jacoby: cube.jacoby && cube.owner == Owner::Centred,
         ..cube
     };

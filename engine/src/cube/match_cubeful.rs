@@ -46,11 +46,7 @@ impl MatchCube {
                 post_crawford: self.score.post_crawford,
             },
             cube: self.cube,
-            owner: match self.owner {
-                Owner::Centred => Owner::Centred,
-                Owner::Me => Owner::Opponent,
-                Owner::Opponent => Owner::Me,
-            },
+            owner: self.owner.flipped(),
         }
     }
 

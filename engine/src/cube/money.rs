@@ -31,6 +31,17 @@ pub enum Owner {
     Opponent,
 }
 
+impl Owner {
+    /// The same cube seen by the other player.
+    pub fn flipped(self) -> Owner {
+        match self {
+            Owner::Centred => Owner::Centred,
+            Owner::Me => Owner::Opponent,
+            Owner::Opponent => Owner::Me,
+        }
+    }
+}
+
 /// Money-game cube settings.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MoneyCube {

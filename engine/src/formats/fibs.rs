@@ -47,10 +47,27 @@ pub fn decode(text: &str) -> Result<FibsBoard, ParseError> {
             .map_err(|_| err(format!("field {} \"{s}\" is not an integer", i + 4)))?;
     }
     let board = &v[3..29];
+    // Bounded before any sign is flipped: i64::MIN negated wraps to
+    // itself, which read the opponent's checkers as none.
+    if let Some((i, x)) = board
+        .iter()
+        .enumerate()
+        .find(|(_, x)| x.unsigned_abs() > 15)
+    {
+        return Err(err(format!(
+            "field {} \"{x}\": at most 15 checkers on a point",
+            i + 7
+        )));
+    }
     let [turn, d1, d2, od1, od2, cube, may_double, opp_may_double, was_doubled, color, direction] = [
         v[29], v[30], v[31], v[32], v[33], v[34], v[35], v[36], v[37], v[38], v[39],
     ];
     let (post_crawford, non_crawford) = (v[48], v[49]);
+    if !(-1..=1).contains(&turn) {
+        return Err(err(format!(
+            "turn {turn} is not 1 or -1 (a colour), or 0 (no one's)"
+        )));
+    }
     if color != 1 && color != -1 {
         return Err(err(format!("colour {color} is not 1 or -1")));
     }
