@@ -105,11 +105,10 @@ impl RolloutOptions {
             s = level.settings(s);
         }
         if s.trials == 0 {
-            bail!("bad trials \"0\": give at least 1");
+            bail!("bad --trials \"0\": give at least 1");
         }
-        if let Some(se) = s.target_se {
-            positive(&se.to_string())
-                .map_err(|e| anyhow::anyhow!("bad target-se \"{se}\": {e}"))?;
+        if let Some(se) = s.target_se.filter(|se| !(se.is_finite() && *se > 0.0)) {
+            bail!("bad --target-se \"{se}\": give a positive number");
         }
         if s.ply > 2 {
             bail!("bad --ply \"{}\": rollouts play at 0 to 2 ply", s.ply);
@@ -119,14 +118,14 @@ impl RolloutOptions {
 
     /// The thread pool of `--threads`.
     pub fn pool(&self) -> Result<rayon::ThreadPool> {
+        let threads = match self.threads {
+            Some(t) if !(1..=MAX_THREADS).contains(&t) => {
+                bail!("bad --threads \"{t}\": give 1 to {MAX_THREADS}")
+            }
+            t => t.unwrap_or(0),
+        };
         rayon::ThreadPoolBuilder::new()
-            .num_threads(
-                self.threads
-                    .map_or(Ok(0), |t| thread_count(&t.to_string()))
-                    .map_err(|e| {
-                        anyhow::anyhow!("bad threads \"{}\": {e}", self.threads.unwrap_or(0))
-                    })?,
-            )
+            .num_threads(threads)
             .build()
             .context("starting worker threads")
     }

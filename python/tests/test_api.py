@@ -130,6 +130,10 @@ def test_met_is_the_commands(cli):
         (lambda: sheshbesh.met(score="3,x"), ["met", "--score", "3,x"]),
         (lambda: sheshbesh.rollout("start", level="fastest"),
          ["rollout", "start", "--level", "fastest"]),
+        (lambda: sheshbesh.rollout("start", threads=100000),
+         ["rollout", "start", "--threads", "100000"]),
+        (lambda: sheshbesh.rollout("start", target_se=float("nan")),
+         ["rollout", "start", "--target-se", "NaN"]),
     ],
 )
 def test_bad_input_raises_the_commands_message(cli, call, args):
