@@ -3,18 +3,22 @@
 
 Takes the checker decisions of real match files (`sheshbesh annotate --json`
 gives each one's Position ID, Match ID and dice), asks gnubg 1.07 for its
-best play at the same ply with the score (`set gnubgid P:M`, `hint`), and
-asks `sheshbesh hint --batch` twice: with the Match ID (match-aware) and
-with the Position ID alone (money play). Prints how often each of ours
-picks gnubg's play, and how often the score changed our choice.
+ranked plays with the score (`set gnubgid P:M`, `hint`): at `--judge-ply`
+(2 by default) as the judge, at `--ply` as the rival. Asks
+`sheshbesh hint --batch` at `--ply` with the Match ID, by cubeful equity
+(the default) and with `--cubeless`, and with the Position ID alone (money
+play). Prints for each how often it picks the judge's play and its mean
+cost: the judge's equity of its best play minus that of the play picked,
+in mEMG (gnubg's cubeful EMG). A play the judge does not list (it shows
+the plays its filters kept) is priced at the judge's last listed play and
+counted apart.
 
 Plays are compared as multisets of moves (`24/18 13/11` = `13/11 24/18`,
-`8/4*(2)` = `8/4* 8/4`). gnubg ranks plays by cubeful equity at every
-ply; ours rank by cubeless EMG through the match equity table.
+`8/4*(2)` = `8/4* 8/4`).
 
 Usage:
   apt-get install gnubg && cargo build --release
-  python3 benches/match_play_gnubg.py [--ply 0] [--limit 400]
+  python3 benches/match_play_gnubg.py [--ply 0] [--judge-ply 2] [--limit 400]
       [--binary target/release/sheshbesh] [FILES...]
 """
 
@@ -62,15 +66,16 @@ def decisions(binary, files, limit):
     return out[:limit]
 
 
-def gnubg_best(positions, ply):
-    """gnubg's best play for each (position ID, match ID, dice)."""
+def gnubg_hints(positions, ply):
+    """gnubg's ranked plays for each (position ID, match ID, dice): a list
+    of (play, equity), best first, or None where it gave no answer."""
     lines = [
         "set player 0 human",
         "set player 1 human",
         f"set evaluation chequerplay evaluation plies {ply}",
     ]
     for pos, mid, _ in positions:
-        lines += [f"set gnubgid {pos}:{mid}", "hint 1"]
+        lines += [f"set gnubgid {pos}:{mid}", "hint 999"]
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
         f.write("\n".join(lines) + "\n")
         script = f.name
@@ -80,17 +85,25 @@ def gnubg_best(positions, ply):
             capture_output=True, text=True, timeout=3600).stdout
     finally:
         os.unlink(script)
-    best = []
+    hints = []
     # Each position's answer follows gnubg's "Setting GNUbg ID" line.
     for chunk in text.split("Setting GNUbg ID")[1: len(positions) + 1]:
-        m = re.search(r"\b1\.\s+\S+\s+\d-ply\s+(.*?)\s+Eq\.:", chunk)
-        best.append(m.group(1).strip() if m else None)
-    return best
+        plays = re.findall(r"\b\d+\.\s+Cubeful\s+\d-ply\s+(.*?)\s+Eq\.:\s+([-+]\d+\.\d+)", chunk)
+        hints.append([(p.strip(), float(e)) for p, e in plays] or None)
+    return hints
 
 
-def ours_best(binary, inputs, ply):
+def cost(judge, play):
+    """The judge's equity of its best play minus that of `play` (priced at
+    its last listed play when not listed), and whether it was listed."""
+    eq = {norm(p): e for p, e in judge}
+    listed = norm(play) in eq
+    return judge[0][1] - (eq[norm(play)] if listed else judge[-1][1]), listed
+
+
+def ours_best(binary, inputs, ply, *flags):
     text = "\n".join(inputs) + "\n"
-    out = subprocess.run([binary, "hint", "--ply", str(ply), "--batch"], input=text,
+    out = subprocess.run([binary, "hint", "--ply", str(ply), "--batch", *flags], input=text,
                          capture_output=True, text=True, check=True).stdout
     best = []
     for line in out.splitlines():
@@ -103,26 +116,38 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ply", type=int, default=0)
+    ap.add_argument("--judge-ply", type=int, default=2)
     ap.add_argument("--limit", type=int, default=400)
     ap.add_argument("--binary", default=os.path.join(ROOT, "target", "release", "sheshbesh"))
     ap.add_argument("files", nargs="*")
     a = ap.parse_args()
     files = a.files or [os.path.join(MATCHES, f) for f in DEFAULT_FILES]
     pos = decisions(a.binary, files, a.limit)
-    theirs = gnubg_best(pos, a.ply)
-    match = ours_best(a.binary, [f"{p}:{m} {d}" for p, m, d in pos], a.ply)
-    money = ours_best(a.binary, [f"{p} {d}" for p, m, d in pos], a.ply)
-    n = sum(1 for t in theirs if t)
-    agree_match = sum(1 for t, o in zip(theirs, match) if t and o is not None and norm(t) == norm(o))
-    agree_money = sum(1 for t, o in zip(theirs, money) if t and o is not None and norm(t) == norm(o))
-    changed = sum(1 for x, y in zip(match, money) if x != y)
-    print(f"{len(pos)} checker decisions from {len(files)} match files, {a.ply}-ply; "
-          f"gnubg answered {n}")
-    print(f"ours with the score picks gnubg's play: {agree_match}/{n} "
-          f"({100.0 * agree_match / max(n, 1):.1f}%)")
-    print(f"ours as money play picks gnubg's play: {agree_money}/{n} "
-          f"({100.0 * agree_money / max(n, 1):.1f}%)")
-    print(f"the score changed our choice on {changed} of {len(pos)}")
+    judge = gnubg_hints(pos, a.judge_ply)
+    rival = gnubg_hints(pos, a.ply)
+    with_score = [f"{p}:{m} {d}" for p, m, d in pos]
+    picks = {
+        f"ours {a.ply}-ply, cubeful": ours_best(a.binary, with_score, a.ply),
+        f"ours {a.ply}-ply, cubeless": ours_best(a.binary, with_score, a.ply, "--cubeless"),
+        f"ours {a.ply}-ply, as money": ours_best(a.binary, [f"{p} {d}" for p, m, d in pos], a.ply),
+        f"gnubg {a.ply}-ply": [r[0][0] if r else None for r in rival],
+    }
+    n = sum(1 for j in judge if j)
+    print(f"{len(pos)} checker decisions from {len(files)} match files; "
+          f"judge gnubg {a.judge_ply}-ply answered {n}")
+    print(f"{'player':<26} {'agrees':>14} {'mEMG/play':>10} {'unlisted':>9}")
+    for name, best in picks.items():
+        agree, total, unlisted, k = 0, 0.0, 0, 0
+        for j, o in zip(judge, best):
+            if not j or o is None:
+                continue
+            c, listed = cost(j, o)
+            k += 1
+            total += c
+            agree += c <= 1e-9
+            unlisted += not listed
+        print(f"{name:<26} {agree:>5}/{k:<4} {100.0 * agree / max(k, 1):4.1f}% "
+              f"{1000.0 * total / max(k, 1):>10.2f} {unlisted:>9}")
     return 0
 
 

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use sheshbesh_engine::analysis::annotate::{
     self, Annotation, Decision, Kind, Mark, Settings, Thresholds,
 };
-use sheshbesh_engine::cube::decision::mwc_of_emg;
+use sheshbesh_engine::cube::decision::{mwc_of_emg, PlayEquity};
 use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
 use sheshbesh_engine::formats::files::write_atomic;
 use sheshbesh_engine::formats::matfile::{self, MatchFile};
@@ -31,8 +31,11 @@ pub struct AnnotateArgs {
     /// at 2).
     #[arg(long, default_value_t = 2, value_parser = crate::position_cmd::ply_arg)]
     pub ply: u32,
+    #[command(flatten)]
+    pub checker: crate::position_cmd::CheckerArgs,
     /// Print JSON: one object for one file, an array for several. Each has
-    /// `file`, `length`, `games`, `ply`, `players` (per player: `name`,
+    /// `file`, `length`, `games`, `ply`, `checker_equity` ("cubeful" or
+    /// "cubeless"), `players` (per player: `name`,
     /// `error_rate` and `checker_error_rate`, `cube_error_rate` in mEMG per
     /// unforced decision, `pr`, `marks`, `luck`, `rating`, `points`,
     /// `luck_adjusted`, decision counts), `results` (per finished game:
@@ -172,6 +175,7 @@ pub fn run(ev: &NetEvaluator, a: AnnotateArgs) -> Result<bool> {
             bad: a.bad,
             very_bad: a.very_bad,
         },
+        checker: a.checker.equity(),
     };
     let show = !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
     let bar = if show {
@@ -198,13 +202,13 @@ pub fn run(ev: &NetEvaluator, a: AnnotateArgs) -> Result<bool> {
     let render = |path: &PathBuf, result: std::result::Result<Annotation, String>| -> Rendered {
         let mut r = Rendered {
             row: Row::of(path, &result),
-            json: a.json.then(|| json_text(path, &result, a.ply)),
+            json: a.json.then(|| json_text(path, &result, &settings)),
             text: None,
             html_error: None,
         };
         if let Ok(ann) = &result {
             if !a.json && !several {
-                r.text = Some(text(path, ann, a.ply, a.lang));
+                r.text = Some(text(path, ann, &settings, a.lang));
             }
             if let Some(h) = &a.html {
                 let page = if html_single {
@@ -216,7 +220,7 @@ pub fn run(ev: &NetEvaluator, a: AnnotateArgs) -> Result<bool> {
                         .unwrap_or_else(|| "match".into());
                     h.join(format!("{stem}.html"))
                 };
-                if let Err(e) = write_atomic(&page, html(path, ann, a.ply).as_bytes()) {
+                if let Err(e) = write_atomic(&page, html(path, ann, &settings).as_bytes()) {
                     r.html_error = Some(format!("writing {}: {e}", page.display()));
                 }
             }
@@ -294,17 +298,19 @@ pub fn file_answer(
     path: &Path,
     bytes: Option<&[u8]>,
     ply: u32,
+    checker: PlayEquity,
 ) -> (String, Row) {
     let settings = Settings {
         ply,
         thresholds: Thresholds::default(),
+        checker,
     };
     let result = isolated(|| {
         bytes
             .map_or_else(|| load(path), |b| parse(path, b))
             .and_then(|m| annotate::annotate(&m, ev, &settings).map_err(|e| e.to_string()))
     });
-    (json_text(path, &result, ply), Row::of(path, &result))
+    (json_text(path, &result, &settings), Row::of(path, &result))
 }
 
 /// A file annotated on its own: even a defect that panics on one file
@@ -446,13 +452,19 @@ struct FileJson<'a> {
     length: u32,
     players: Vec<Value>,
     ply: u32,
+    /// What checker plays were valued by: "cubeful" or "cubeless".
+    checker_equity: &'static str,
     results: Vec<Value>,
 }
 
 /// A file's `annotate --json` document as text. The decisions, by far its
 /// largest part, are written from typed records rather than built as a
 /// JSON tree, which for a long match costs many times the text's size.
-fn json_text(path: &Path, result: &std::result::Result<Annotation, String>, ply: u32) -> String {
+fn json_text(
+    path: &Path,
+    result: &std::result::Result<Annotation, String>,
+    settings: &Settings,
+) -> String {
     let file = path.display().to_string();
     let ann = match result {
         Ok(a) => a,
@@ -523,14 +535,16 @@ fn json_text(path: &Path, result: &std::result::Result<Annotation, String>, ply:
         games: ann.games,
         length: ann.length,
         players,
-        ply,
+        ply: settings.ply,
+        checker_equity: settings.checker.word(),
         results,
     })
     .expect("annotation serializes")
 }
 
 /// The match as text: every analysed decision, marked ones commented.
-fn text(path: &Path, ann: &Annotation, ply: u32, lang: crate::words::Lang) -> String {
+fn text(path: &Path, ann: &Annotation, settings: &Settings, lang: crate::words::Lang) -> String {
+    let (ply, checker) = (settings.ply, settings.checker.word());
     let mut s = String::new();
     let kind = if ann.length == 0 {
         "money session".to_string()
@@ -539,7 +553,7 @@ fn text(path: &Path, ann: &Annotation, ply: u32, lang: crate::words::Lang) -> St
     };
     let _ = writeln!(
         s,
-        "{}: {kind}, {} vs {}, {} games, analysed at {ply}-ply",
+        "{}: {kind}, {} vs {}, {} games, analysed at {ply}-ply, {checker} checker play",
         path.display(),
         name_of(ann, 0),
         name_of(ann, 1),
@@ -946,7 +960,8 @@ fn decisions_html(s: &mut String, ann: &Annotation) {
     }
 }
 
-fn html(path: &Path, ann: &Annotation, ply: u32) -> String {
+fn html(path: &Path, ann: &Annotation, settings: &Settings) -> String {
+    let (ply, checker) = (settings.ply, settings.checker.word());
     let mut s = String::new();
     let title = format!("Sheshbesh analysis: {}", path.display());
     let _ = write!(
@@ -967,7 +982,7 @@ td:first-child{{text-align:left}}.m{{margin:1.5em 0;padding:1em;border:1px solid
     };
     let _ = writeln!(
         s,
-        "<p>{kind}, {} games, analysed by Sheshbesh at {ply}-ply. Equities are EMG (normalized equity); error rates in mEMG per unforced decision.</p>",
+        "<p>{kind}, {} games, analysed by Sheshbesh at {ply}-ply. Equities are EMG (normalized equity), {checker} for checker plays; error rates in mEMG per unforced decision.</p>",
         ann.games
     );
     s.push_str("<table id=\"summary\">\n");

@@ -18,6 +18,8 @@ use crate::commands::input_of;
 use crate::input::{parse_position, Input};
 pub use crate::rollout_cmd::RolloutOptions;
 pub use crate::train_cmd::LabelJob;
+pub use sheshbesh_engine::cube::decision::PlayEquity;
+
 use crate::{annotate_cmd, commands, met_cmd, position_cmd, rollout_cmd, train_cmd};
 
 /// The evaluator of `--weights PATH`, or of the shipped weights.
@@ -36,11 +38,17 @@ pub fn moves(position: &str, dice: Option<&str>) -> Result<Value> {
     Ok(commands::moves_answer(&parts, &mut MoveList::new())?.0)
 }
 
-/// `hint POSITION [DICE] --ply PLY --json`.
-pub fn hint(ev: &NetEvaluator, position: &str, dice: Option<&str>, ply: u32) -> Result<Value> {
+/// `hint POSITION [DICE] --ply PLY [--cubeless] --json`.
+pub fn hint(
+    ev: &NetEvaluator,
+    position: &str,
+    dice: Option<&str>,
+    ply: u32,
+    equity: PlayEquity,
+) -> Result<Value> {
     position_cmd::check_ply(ply)?;
     let parts: Vec<&str> = std::iter::once(position).chain(dice).collect();
-    Ok(position_cmd::hint_answer(ev, &parts, ply)?.0)
+    Ok(position_cmd::hint_answer(ev, &parts, ply, equity)?.0)
 }
 
 /// `eval POSITION --ply PLY --json`.
@@ -174,7 +182,7 @@ pub fn annotate_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     annotate_cmd::collect(paths)
 }
 
-/// `annotate FILE --ply PLY --json` for one file at `path`, or named
+/// `annotate FILE --ply PLY [--cubeless] --json` for one file at `path`, or named
 /// `path` and read as `bytes` by the caller (perhaps on another machine):
 /// its JSON text
 /// (an `{"file", "error"}` object when it cannot be read) and its row of
@@ -184,9 +192,10 @@ pub fn annotate_file(
     path: &Path,
     bytes: Option<&[u8]>,
     ply: u32,
+    equity: PlayEquity,
 ) -> Result<(String, Row)> {
     position_cmd::check_ply(ply)?;
-    Ok(annotate_cmd::file_answer(ev, path, bytes, ply))
+    Ok(annotate_cmd::file_answer(ev, path, bytes, ply, equity))
 }
 
 /// The table `annotate` ends with for several files.

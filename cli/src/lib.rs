@@ -98,7 +98,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Rank the legal plays of a roll by the net, best first.
+    /// Rank the legal plays of a roll, best first, by cubeful equity (EMG
+    /// and MWC at a match score).
     Hint {
         /// Position ID, PositionID:MatchID, XGID or "start".
         #[arg(allow_hyphen_values = true)]
@@ -109,6 +110,8 @@ enum Command {
         /// next roll.
         #[arg(long, default_value_t = 0, value_parser = crate::position_cmd::ply_arg)]
         ply: u32,
+        #[command(flatten)]
+        checker: position_cmd::CheckerArgs,
         /// Weights file instead of the shipped weights.
         #[arg(long)]
         weights: Option<std::path::PathBuf>,
@@ -328,10 +331,13 @@ pub fn run() -> ExitCode {
             position,
             dice,
             ply,
+            checker,
             weights,
             out,
-        } => nets::load(weights.as_deref())
-            .and_then(|ev| position_cmd::hint(&ev, position.as_deref(), dice.as_deref(), ply, out)),
+        } => nets::load(weights.as_deref()).and_then(|ev| {
+            let (position, dice) = (position.as_deref(), dice.as_deref());
+            position_cmd::hint(&ev, position, dice, ply, checker.equity(), out)
+        }),
         Command::Eval {
             position,
             ply,

@@ -4,10 +4,11 @@
 
 use anyhow::{bail, Result};
 use serde_json::{json, Value};
-use sheshbesh_engine::cube::decision::{cube_decision, owner_of, valuation};
+use sheshbesh_engine::cube::decision::{
+    cube_decision, owner_of, rank_plays, valuation, PlayEquity,
+};
 use sheshbesh_engine::cube::money::{self, Owner};
 use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
-use sheshbesh_engine::search::ply::{rank_moves, MoveFilter};
 use sheshbesh_engine::search::valuation::Valuation;
 use sheshbesh_engine::{formats::position_id, Probs};
 
@@ -29,6 +30,28 @@ pub fn ply_arg(s: &str) -> std::result::Result<u32, String> {
     match s.parse::<u32>() {
         Ok(p) if p <= MAX_PLY => Ok(p),
         _ => Err(format!("give 0 to {MAX_PLY}")),
+    }
+}
+
+/// `--cubeless` of the commands that value plays.
+#[derive(clap::Args, Clone, Copy, Debug, Default)]
+pub struct CheckerArgs {
+    /// Value plays by cubeless equity (money equity, or at a match score
+    /// the EMG of the outcomes with the cube dead) instead of cubeful
+    /// equity (the cube's value, its owner and both sides' cube actions
+    /// counted, as gnubg and XG rank plays).
+    #[arg(long)]
+    pub cubeless: bool,
+}
+
+impl CheckerArgs {
+    /// The equity the flag asks for.
+    pub fn equity(self) -> PlayEquity {
+        if self.cubeless {
+            PlayEquity::Cubeless
+        } else {
+            PlayEquity::Cubeful
+        }
     }
 }
 
@@ -63,22 +86,29 @@ pub fn hint(
     position: Option<&str>,
     dice: Option<&str>,
     ply: u32,
+    equity: PlayEquity,
     out: Output,
 ) -> Result<()> {
     check_ply(ply)?;
     run(vec![position, dice], out, |parts| {
-        hint_answer(ev, parts, ply)
+        hint_answer(ev, parts, ply, equity)
     })
 }
 
 /// What `hint` answers for the words `parts` (POSITION [DICE]).
-pub fn hint_answer(ev: &NetEvaluator, parts: &[&str], ply: u32) -> Result<(Value, String)> {
+pub fn hint_answer(
+    ev: &NetEvaluator,
+    parts: &[&str],
+    ply: u32,
+    equity: PlayEquity,
+) -> Result<(Value, String)> {
     let input = input_of(parts, 2)?;
     let dice = dice_for(&input, parts.get(1).copied())?;
     // At a match score plays rank by EMG (shown with the MWC it is
-    // worth, as gnubg shows them); in money play by money equity.
+    // worth, as gnubg shows them); in money play by money equity per
+    // unit of the cube.
     let valuation = valuation(&input.state, input.state.on_roll)?;
-    let ranked = rank_moves(ev, &input.position, dice, ply, MoveFilter::ROOT, valuation);
+    let ranked = rank_plays(ev, &input.position, dice, &input.state, ply, equity)?;
     let mwc = |equity: f32| match valuation {
         Valuation::Money => None,
         Valuation::Match(m) => Some(m.mwc_of_emg(equity)),
@@ -101,13 +131,14 @@ pub fn hint_answer(ev: &NetEvaluator, parts: &[&str], ply: u32) -> Result<(Value
         })
         .collect();
     let mut text = format!(
-        "{} play{} for {dice}{}:",
+        "{} play{} for {dice}, {} {}:",
         ranked.len(),
         if ranked.len() == 1 { "" } else { "s" },
+        equity.word(),
         if mwc(0.0).is_some() {
-            " (EMG, MWC)"
+            "EMG and MWC"
         } else {
-            ""
+            "equity"
         }
     );
     for (i, r) in ranked.iter().enumerate() {
@@ -134,6 +165,7 @@ pub fn hint_answer(ev: &NetEvaluator, parts: &[&str], ply: u32) -> Result<(Value
         "position_id": position_id::encode(&input.position),
         "dice": dice.to_string(),
         "ply": ply,
+        "equity": equity.word(),
         "moves": moves,
     });
     Ok((v, text))

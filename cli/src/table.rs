@@ -5,12 +5,11 @@ use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
 use anyhow::Result;
-use sheshbesh_engine::cube::decision::valuation;
+use sheshbesh_engine::cube::decision::{rank_plays, PlayEquity};
 use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
 use sheshbesh_engine::formats::notation::parse_move;
 use sheshbesh_engine::play::seat::Level;
 use sheshbesh_engine::play::verifiable_dice::VerifiableDice;
-use sheshbesh_engine::search::ply::{rank_moves, MoveFilter};
 use sheshbesh_engine::{Candidate, Dice, MatchState, Position};
 
 use crate::words::Lang;
@@ -249,12 +248,12 @@ fn move_hint<R: BufRead, W: Write>(
     dice: Dice,
     c: &mut Console<R, W>,
 ) -> Result<Vec<Candidate>> {
-    let valuation = valuation(state, state.on_roll)?;
-    let ranked = rank_moves(ev, pos, dice, ply, MoveFilter::ROOT, valuation);
+    let ranked = rank_plays(ev, pos, dice, state, ply, PlayEquity::Cubeful)?;
+    let unit = if state.is_money() { "equity" } else { "EMG" };
     let shown: Vec<_> = ranked.iter().take(5).collect();
     for (i, r) in shown.iter().enumerate() {
         c.say(&format!(
-            "  ={} {:<24} equity {:+.3} (win {:.1}%)",
+            "  ={} {:<24} cubeful {unit} {:+.3} (win {:.1}%)",
             i + 1,
             r.candidate.mv.to_string(),
             r.equity,

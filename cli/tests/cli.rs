@@ -168,9 +168,10 @@ fn json_of(out: &str) -> serde_json::Value {
 
 #[test]
 fn hint_ranks_every_legal_play_best_first() {
-    let (code, out, err) = sheshbesh(&["hint", "start", "31", "--json"]);
+    let (code, out, err) = sheshbesh(&["hint", "start", "31", "--json", "--cubeless"]);
     assert_eq!(code, 0, "{err}");
     let v = json_of(&out);
+    assert_eq!(v["equity"], "cubeless");
     let moves = v["moves"].as_array().unwrap();
     assert_eq!(moves.len(), 16);
     let eq: Vec<f64> = moves
@@ -190,6 +191,20 @@ fn hint_ranks_every_legal_play_best_first() {
         let e = 2.0 * p[0] - 1.0 + p[1] - p[3] + p[2] - p[4];
         assert!((e - m["equity"].as_f64().unwrap()).abs() < 1e-4);
     }
+    // By default the same plays ranked by cubeful equity: with the cube
+    // centred close to the cubeless one, and labelled.
+    let (code, out, err) = sheshbesh(&["hint", "start", "31", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let cubeful = json_of(&out);
+    assert_eq!(cubeful["equity"], "cubeful");
+    let cubeful = cubeful["moves"].as_array().unwrap();
+    assert_eq!(cubeful.len(), moves.len());
+    assert_eq!(cubeful[0]["move"], moves[0]["move"]);
+    let e0 = |m: &serde_json::Value| m["equity"].as_f64().unwrap();
+    assert!(
+        (e0(&cubeful[0]) - e0(&moves[0])).abs() < 0.05,
+        "{cubeful:?}"
+    );
     // The same plays as `moves` lists.
     let (_, listed, _) = sheshbesh(&["moves", "start", "31", "--json"]);
     let mut a: Vec<String> = json_of(&listed)["moves"]

@@ -81,11 +81,12 @@ def hint(
     dice: Optional[str] = None,
     ply: int = 0,
     weights: Optional[PathLike] = None,
+    cubeless: bool = False,
 ) -> Answer:
-    """``sheshbesh hint POSITION [DICE] --ply PLY --json``: the legal plays
-    ranked best first with probabilities and equity (EMG and MWC at a
-    match score)."""
-    return json.loads(_native.hint(position, dice, ply, _path(weights)))
+    """``sheshbesh hint POSITION [DICE] --ply PLY [--cubeless] --json``: the
+    legal plays ranked best first with probabilities and cubeful equity
+    (EMG and MWC at a match score; cubeless with ``cubeless=True``)."""
+    return json.loads(_native.hint(position, dice, ply, _path(weights), cubeless))
 
 
 def evaluation(position: Position, ply: int = 0, weights: Optional[PathLike] = None) -> Answer:
@@ -216,11 +217,14 @@ def annotate_files(paths: Sequence[PathLike]) -> List[str]:
     return [str(p) for p in _native.annotate_files([os.fspath(p) for p in paths])]
 
 
-def annotate(path: PathLike, ply: int = 2, weights: Optional[PathLike] = None) -> Answer:
-    """``sheshbesh annotate FILE --ply PLY --json`` for one .mat or SGF
-    file: players' error rates, PR and luck, results, and every decision
-    judged. A file that cannot be read raises :class:`InputError`."""
-    text, _row = _native.annotate_file(os.fspath(path), None, ply, _path(weights))
+def annotate(
+    path: PathLike, ply: int = 2, weights: Optional[PathLike] = None, cubeless: bool = False
+) -> Answer:
+    """``sheshbesh annotate FILE --ply PLY [--cubeless] --json`` for one .mat
+    or SGF file: players' error rates, PR and luck, results, and every
+    decision judged (checker plays by cubeful equity unless ``cubeless``).
+    A file that cannot be read raises :class:`InputError`."""
+    text, _row = _native.annotate_file(os.fspath(path), None, ply, _path(weights), cubeless)
     answer = json.loads(text)
     if "error" in answer:
         raise InputError(f"{answer['file']}: {answer['error']}")

@@ -92,19 +92,29 @@ fn moves(py: Python<'_>, position: String, dice: Option<String>) -> PyResult<Str
     })
 }
 
-/// `hint POSITION [DICE] --ply PLY --json`.
+/// What plays are valued by, as `--cubeless` says.
+fn play_equity(cubeless: bool) -> api::PlayEquity {
+    if cubeless {
+        api::PlayEquity::Cubeless
+    } else {
+        api::PlayEquity::Cubeful
+    }
+}
+
+/// `hint POSITION [DICE] --ply PLY [--cubeless] --json`.
 #[pyfunction]
-#[pyo3(signature = (position, dice=None, ply=0, weights=None))]
+#[pyo3(signature = (position, dice=None, ply=0, weights=None, cubeless=false))]
 fn hint(
     py: Python<'_>,
     position: String,
     dice: Option<String>,
     ply: u32,
     weights: Option<PathBuf>,
+    cubeless: bool,
 ) -> PyResult<String> {
     let ev = evaluator(weights)?;
     work(py, || {
-        Ok(api::hint(&ev, &position, dice.as_deref(), ply)?.to_string())
+        Ok(api::hint(&ev, &position, dice.as_deref(), ply, play_equity(cubeless))?.to_string())
     })
 }
 
@@ -328,17 +338,19 @@ fn annotate_files(py: Python<'_>, paths: Vec<PathBuf>) -> PyResult<Vec<PathBuf>>
 /// its JSON text (an object with `error` when it cannot be read) and its
 /// row of the final table (JSON, for [`annotate_table`]).
 #[pyfunction]
-#[pyo3(signature = (path, data=None, ply=2, weights=None))]
+#[pyo3(signature = (path, data=None, ply=2, weights=None, cubeless=false))]
 fn annotate_file(
     py: Python<'_>,
     path: PathBuf,
     data: Option<Vec<u8>>,
     ply: u32,
     weights: Option<PathBuf>,
+    cubeless: bool,
 ) -> PyResult<(String, String)> {
     let ev = evaluator(weights)?;
     work(py, || {
-        let (json, row) = api::annotate_file(&ev, &path, data.as_deref(), ply)?;
+        let equity = play_equity(cubeless);
+        let (json, row) = api::annotate_file(&ev, &path, data.as_deref(), ply, equity)?;
         Ok((json, serde_json::to_string(&row)?))
     })
 }

@@ -38,6 +38,9 @@ def test_position_and_moves_are_the_commands(cli, pos):
 def test_hint_eval_and_cube_are_the_commands(cli, pos, ply):
     p = str(ply)
     assert sheshbesh.hint(pos, "52", ply=ply) == cli.json("hint", pos, "52", "--ply", p)
+    cubeless = cli.json("hint", pos, "52", "--ply", p, "--cubeless")
+    assert sheshbesh.hint(pos, "52", ply=ply, cubeless=True) == cubeless
+    assert cubeless["equity"] == "cubeless"
     assert sheshbesh.evaluation(pos, ply=ply) == cli.json("eval", pos, "--ply", p)
     assert sheshbesh.cube(pos, ply=ply) == cli.json("cube", pos, "--ply", p)
 

@@ -5,12 +5,14 @@
 //! Units are normalized equity (EMG): in match play the match-winning
 //! chance is mapped linearly so that winning a single game at the current
 //! cube is +1 and losing it -1 (gnubg's EMG); in money play it is the
-//! equity per unit cube. Checker plays compare cubeless values converted to
-//! EMG through the match equity table (money: cubeless equity); cube
-//! decisions use [`cube_decision`]: Janowski's cubeful money equities
-//! searched `ply` deep, or the live-cube match model on Kazaross-XG2.
+//! equity per unit cube. Checker plays compare cubeful equities (as gnubg
+//! does; [`rank_plays`], the cubeless ones when [`Settings::checker`] says
+//! so); cube decisions use [`cube_decision`]: cubeful money equities or the
+//! match cube model on Kazaross-XG2, searched `ply` deep.
 
-use crate::cube::decision::{cube_decision, owner_of, valuation};
+use crate::cube::decision::{
+    cube_decision, owner_of, play_equity, rank_plays, valuation, PlayEquity,
+};
 use crate::cube::met::MetError;
 use crate::cube::money::{self, Owner};
 use crate::evaluation::evaluator::{candidate_values, Evaluator};
@@ -20,7 +22,6 @@ use crate::rules::match_state::{MatchState, Player};
 use crate::rules::movegen::{generate, Candidate, MoveList};
 use crate::rules::position::Position;
 use crate::rules::scoring::{win_kind, WinKind};
-use crate::search::ply::{rank_moves, MoveFilter, Ply};
 use rayon::prelude::*;
 
 /// Thresholds of the marks, in EMG (gnubg 1.07's defaults).
@@ -99,6 +100,8 @@ pub struct Settings {
     pub ply: u32,
     /// Mark thresholds.
     pub thresholds: Thresholds,
+    /// What checker plays are valued by.
+    pub checker: PlayEquity,
 }
 
 impl Default for Settings {
@@ -106,6 +109,7 @@ impl Default for Settings {
         Settings {
             ply: 2,
             thresholds: Thresholds::default(),
+            checker: PlayEquity::Cubeful,
         }
     }
 }
@@ -444,14 +448,13 @@ impl<E: Evaluator + ?Sized> GameRun<'_, E> {
         dice: Dice,
         played: &Candidate,
     ) -> Result<Option<(f32, Vec<Alternative>, usize)>, MetError> {
-        let ply = self.settings.ply;
-        let valuation = valuation(state, me)?;
-        let ranked = rank_moves(self.ev, pos, dice, ply, MoveFilter::ROOT, valuation);
+        let (ply, equity) = (self.settings.ply, self.settings.checker);
+        debug_assert_eq!(state.on_roll, me);
+        let ranked = rank_plays(self.ev, pos, dice, state, ply, equity)?;
         if ranked.len() <= 1 {
             return Ok(None);
         }
         let top = ranked[0].ply;
-        let search = Ply::new(self.ev, top).with_valuation(valuation);
         let mut alts = Vec::new();
         for r in ranked.iter().take_while(|r| r.ply == top) {
             alts.push(Alternative {
@@ -463,11 +466,10 @@ impl<E: Evaluator + ?Sized> GameRun<'_, E> {
         let played_index = match alts.iter().position(|a| a.after == played.position) {
             Some(i) => i,
             None => {
-                let value = search.after(&played.position, top);
                 alts.push(Alternative {
                     play: played.mv.to_string(),
                     after: played.position,
-                    equity: valuation.value(&value, true),
+                    equity: play_equity(self.ev, &played.position, state, top, equity)?,
                 });
                 alts.len() - 1
             }

@@ -1,26 +1,113 @@
-//! Cubeful money equities searched `n` plies deep.
+//! Cubeful values searched `n` plies deep, for money and match play alike,
+//! and the plays of a roll ranked by them.
 //!
-//! At 0 ply the cubeful equity comes from the net's probabilities by
-//! Janowski's formulas ([`crate::cube::money`]), the player on roll first taking the
-//! right cube action. At `n` ply the player on roll (if it may double)
-//! compares
+//! A [`CubeView`] is a cube seen from the player on roll together with how
+//! it prices a game: money ([`MoneyCube`], points per unit of the cube) or
+//! a match score (`MatchView` beside it, match-winning chance). At 0 ply its model prices the cube from the net's
+//! probabilities (Janowski's formulas, or the match cube model). At `n`
+//! ply the player on roll, if it may double, compares
 //! - no double: the mean over the 21 rolls of the best play's value, each
-//!   play's value being minus the opponent's cubeful equity `n - 1` plies
-//!   deep with the cube where it is;
-//! - double, take: twice the same with the cube the opponent's;
-//! - double, pass: +1.
+//!   play's value being the opponent's cubeful value `n - 1` plies deep
+//!   with the cube where it is, seen from this side (so the opponent's own
+//!   doubles, takes and passes are played inside the search);
+//! - double, take: the same with the cube doubled and the opponent's;
+//! - double, pass: what the cube's points are worth.
 //!
-//! Plays are chosen by cubeless 0-ply equity, as gnubg's move filters do at
-//! the inner plies.
+//! Several cube states of one position are searched together: they share
+//! each roll's plays and their evaluations, the costly part, so pricing
+//! the doubled cube beside the current one costs little more than a
+//! cubeless search. Plays inside the search are chosen by their cubeless
+//! 0-ply value at each cube, as gnubg's move filters do at the inner
+//! plies.
+
+use rayon::prelude::*;
 
 use crate::cube::money::{self, CubeDecision, MoneyCube, Owner};
-use crate::evaluation::evaluator::{argmax_equity, candidate_values, final_result, Evaluator};
+use crate::evaluation::evaluator::{candidate_values, final_result, Evaluator};
 use crate::evaluation::probs::Probs;
 use crate::rules::dice::Dice;
 use crate::rules::movegen::{generate, MoveList};
 use crate::rules::position::Position;
+use crate::search::ply::{shortlist_scores, MoveFilter, RankedMove};
 
-/// The three cube equities for the player on roll at `ply`, and the
+/// A cube seen from the player on roll, and how a game is worth to it.
+pub trait CubeView: Copy + PartialEq + Send + Sync {
+    /// The same cube seen by the opponent.
+    fn flipped(self) -> Self;
+    /// The cube after the player on roll doubles and the opponent takes.
+    fn taken(self) -> Self;
+    /// Whether the player on roll may double and gains by it.
+    fn may_double(self) -> bool;
+    /// The cubeless value of outcome probabilities `p` to the player on
+    /// roll: how plays inside the search are chosen.
+    fn cubeless(&self, p: &Probs) -> f32;
+    /// The value of a finished game with outcome `p`.
+    fn finished(&self, p: &Probs) -> f32 {
+        self.cubeless(p)
+    }
+    /// The value after the best cube action, from 0-ply probabilities.
+    fn leaf(&self, p: &Probs, pos: &Position) -> f32;
+    /// The value to the doubler of a double passed.
+    fn pass(self) -> f32;
+    /// This side's value of a game the opponent values at `theirs`.
+    fn mine(self, theirs: f32) -> f32;
+    /// This cube's value of a game worth `v` under [`CubeView::taken`].
+    fn of_taken(self, v: f32) -> f32;
+    /// A value as equity (money, per unit of the cube) or EMG (match).
+    fn equity(self, v: f32) -> f32;
+}
+
+impl CubeView for MoneyCube {
+    fn flipped(self) -> Self {
+        MoneyCube {
+            owner: self.owner.flipped(),
+            ..self
+        }
+    }
+    fn taken(self) -> Self {
+        MoneyCube {
+            owner: Owner::Opponent,
+            ..self
+        }
+    }
+    fn may_double(self) -> bool {
+        self.owner != Owner::Opponent
+    }
+    fn cubeless(&self, p: &Probs) -> f32 {
+        p.equity()
+    }
+    fn finished(&self, p: &Probs) -> f32 {
+        // Jacoby: with the cube centred, gammons count single.
+        let e = p.equity();
+        if self.jacoby && self.owner == Owner::Centred {
+            e.signum()
+        } else {
+            e
+        }
+    }
+    fn leaf(&self, p: &Probs, pos: &Position) -> f32 {
+        let d = money::money_decision(p, *self, money::efficiency(pos));
+        if self.may_double() {
+            d.no_double.max(d.double_take.min(d.double_pass))
+        } else {
+            d.no_double
+        }
+    }
+    fn pass(self) -> f32 {
+        1.0
+    }
+    fn mine(self, theirs: f32) -> f32 {
+        -theirs
+    }
+    fn of_taken(self, v: f32) -> f32 {
+        2.0 * v
+    }
+    fn equity(self, v: f32) -> f32 {
+        v
+    }
+}
+
+/// The three money cube equities for the player on roll at `ply`, and the
 /// action. At ply 0 this is [`money::money_decision`] on the net's
 /// probabilities.
 pub fn decision<E: Evaluator + ?Sized>(
@@ -35,76 +122,246 @@ pub fn decision<E: Evaluator + ?Sized>(
     if ply == 0 {
         return d;
     }
-    d.no_double = no_double(ev, pos, cube, ply);
-    d.double_take = double_take(ev, pos, cube, ply);
+    let (nd, dt) = no_double_and_double_take(ev, pos, cube, ply);
+    d.no_double = nd;
+    d.double_take = dt;
     d.action = money::action_of(d.no_double, d.double_take, d.double_pass, cube);
     d
 }
 
-/// Cubeful equity for the player on roll, after its best cube action.
-fn value<E: Evaluator + ?Sized>(ev: &E, pos: &Position, cube: MoneyCube, ply: u32) -> f32 {
+/// No double and double/take values of the player on roll, `ply` plies
+/// deep (`ply` at least 1), in `cube`'s unit.
+pub fn no_double_and_double_take<E: Evaluator + ?Sized, C: CubeView>(
+    ev: &E,
+    pos: &Position,
+    cube: C,
+    ply: u32,
+) -> (f32, f32) {
+    debug_assert!(ply >= 1);
+    let (nd, _) = no_double(ev, pos, &[cube, cube.taken()], ply);
+    (nd[0], cube.of_taken(nd[1]))
+}
+
+/// The player on roll's value after its best cube action, `ply` plies
+/// deep, and the cubeless probabilities of the line searched.
+pub fn value<E: Evaluator + ?Sized, C: CubeView>(
+    ev: &E,
+    pos: &Position,
+    cube: C,
+    ply: u32,
+) -> (f32, Probs) {
+    let (v, p) = values(ev, pos, &[cube], ply);
+    (v[0], p)
+}
+
+/// [`value`] for each of `cubes` at once; the probabilities are of the
+/// line searched for the first.
+fn values<E: Evaluator + ?Sized, C: CubeView>(
+    ev: &E,
+    pos: &Position,
+    cubes: &[C],
+    ply: u32,
+) -> (Vec<f32>, Probs) {
     if ply == 0 {
         let p = ev.eval(pos);
-        return cube_value(&p, pos, cube);
+        return (cubes.iter().map(|c| c.leaf(&p, pos)).collect(), p);
     }
-    let nd = no_double(ev, pos, cube, ply);
-    if cube.owner == Owner::Opponent {
-        return nd;
+    // The no-double values wanted: each cube, and the doubled cube of each
+    // that may double.
+    let mut need: Vec<C> = cubes.to_vec();
+    for c in cubes {
+        if c.may_double() && !need.contains(&c.taken()) {
+            need.push(c.taken());
+        }
     }
-    nd.max(double_take(ev, pos, cube, ply).min(1.0))
+    let (nd, probs) = no_double(ev, pos, &need, ply);
+    let at = |c: C| need.iter().position(|&n| n == c).expect("pushed above");
+    let v = cubes
+        .iter()
+        .map(|&c| {
+            let stay = nd[at(c)];
+            if c.may_double() {
+                stay.max(c.of_taken(nd[at(c.taken())]).min(c.pass()))
+            } else {
+                stay
+            }
+        })
+        .collect();
+    (v, probs)
 }
 
-/// The equity after a double that is taken: twice the no-double equity with
-/// the cube the opponent's.
-fn double_take<E: Evaluator + ?Sized>(ev: &E, pos: &Position, cube: MoneyCube, ply: u32) -> f32 {
-    let taken = MoneyCube {
-        owner: Owner::Opponent,
-        ..cube
-    };
-    2.0 * no_double(ev, pos, taken, ply)
-}
-
-fn cube_value(p: &Probs, pos: &Position, cube: MoneyCube) -> f32 {
-    let d = money::money_decision(p, cube, money::efficiency(pos));
-    if cube.owner == Owner::Opponent {
-        d.no_double
-    } else {
-        d.no_double.max(d.double_take.min(d.double_pass))
-    }
-}
-
-/// The no-double equity `ply` plies deep.
-fn no_double<E: Evaluator + ?Sized>(ev: &E, pos: &Position, cube: MoneyCube, ply: u32) -> f32 {
-    let mut list = MoveList::new();
-    let mut values = Vec::new();
-    let mut total = 0.0;
-    // Once the cube has been turned, Jacoby no longer limits gammons.
-    let after_cube = MoneyCube {
-        owner: cube.owner.flipped(),
-        jacoby: cube.jacoby && cube.owner == Owner::Centred,
-        ..cube
-    };
-    for dice in Dice::all_21() {
+/// The no-double value `ply` plies deep for each of `cubes`: the mean over
+/// the rolls of the best play's value to the player on roll; and the
+/// probabilities of the line searched for the first cube.
+fn no_double<E: Evaluator + ?Sized, C: CubeView>(
+    ev: &E,
+    pos: &Position,
+    cubes: &[C],
+    ply: u32,
+) -> (Vec<f32>, Probs) {
+    let per_roll = |dice: Dice| -> (Vec<f32>, Probs) {
+        let (mut list, mut played) = (MoveList::new(), Vec::new());
         generate(pos, dice, &mut list);
-        candidate_values(ev, list.as_slice(), &mut values);
-        let best = argmax_equity(&values);
-        let after = list.as_slice()[best].position;
-        let v = match final_result(&after) {
-            Some(p) => {
-                // Jacoby: with the cube centred, gammons count single.
-                let e = p.equity();
-                if cube.jacoby && cube.owner == Owner::Centred {
-                    e.signum()
-                } else {
-                    e
+        candidate_values(ev, list.as_slice(), &mut played);
+        let w = dice.weight() as f32 / 36.0;
+        let best: Vec<usize> = cubes
+            .iter()
+            .map(|c| {
+                (1..played.len()).fold(0, |b, i| {
+                    if c.cubeless(&played[i]) > c.cubeless(&played[b]) {
+                        i
+                    } else {
+                        b
+                    }
+                })
+            })
+            .collect();
+        let (mut total, mut probs) = (vec![0.0; cubes.len()], Probs::default());
+        // Cubes that play the same play share its search.
+        let mut done = vec![false; cubes.len()];
+        for k in 0..cubes.len() {
+            if done[k] {
+                continue;
+            }
+            let group: Vec<usize> = (k..cubes.len()).filter(|&j| best[j] == best[k]).collect();
+            for &j in &group {
+                done[j] = true;
+            }
+            let after = list.as_slice()[best[k]].position;
+            let (child_values, line) = match final_result(&after) {
+                Some(p) => {
+                    for &j in &group {
+                        total[j] += w * cubes[j].finished(&p);
+                    }
+                    (None, p)
+                }
+                None => {
+                    let child = after.swapped();
+                    let theirs: Vec<C> = group.iter().map(|&j| cubes[j].flipped()).collect();
+                    let (v, p) = if ply == 1 {
+                        let p = played[best[k]].flipped();
+                        (theirs.iter().map(|c| c.leaf(&p, &child)).collect(), p)
+                    } else {
+                        values(ev, &child, &theirs, ply - 1)
+                    };
+                    (Some(v), p.flipped())
+                }
+            };
+            if let Some(v) = child_values {
+                for (&j, theirs) in group.iter().zip(v) {
+                    total[j] += w * cubes[j].mine(theirs);
                 }
             }
-            None if ply == 1 => -cube_value(&values[best].flipped(), &after.swapped(), after_cube),
-            None => -value(ev, &after.swapped(), after_cube, ply - 1),
-        };
-        total += v * dice.weight() as f32 / 36.0;
+            if k == 0 {
+                probs.add_scaled(&line, w);
+            }
+        }
+        (total, probs)
+    };
+    let sum = |(mut a, mut pa): (Vec<f32>, Probs), (b, pb): (Vec<f32>, Probs)| {
+        for (x, y) in a.iter_mut().zip(b) {
+            *x += y;
+        }
+        pa.add_scaled(&pb, 1.0);
+        (a, pa)
+    };
+    let zero = || (vec![0.0; cubes.len()], Probs::default());
+    if ply >= 2 {
+        Dice::all_21()
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .map(per_roll)
+            .reduce(zero, sum)
+    } else {
+        Dice::all_21().map(per_roll).fold(zero(), sum)
     }
-    total
+}
+
+/// The value to the mover, whose cube is `cube`, of a play that leaves
+/// `after` (seen from the mover): the opponent's cubeful value `depth`
+/// plies deep, on roll and free to double, seen from the mover's side;
+/// and the mover's cubeless chances of the line searched.
+pub fn after_play<E: Evaluator + ?Sized, C: CubeView>(
+    ev: &E,
+    after: &Position,
+    cube: C,
+    depth: u32,
+) -> (f32, Probs) {
+    if let Some(p) = final_result(after) {
+        return (cube.finished(&p), p);
+    }
+    let (v, p) = value(ev, &after.swapped(), cube.flipped(), depth);
+    (cube.mine(v), p.flipped())
+}
+
+/// All plays of `dice` from `pos`, best first by their cubeful value to
+/// the player on roll with `cube`: every play at 0 ply, those `root` keeps
+/// at 1 ply, the best of those (by [`MoveFilter::TREE`]) at 2 ply and so
+/// on up to `ply`, deeper-searched plays ahead of the rest. A play's value
+/// is the opponent's cubeful value after it, seen from this side, the
+/// opponent on roll and free to double; `equity` is that value as equity
+/// (EMG at a match score) and `probs` the cubeless chances of the line
+/// searched.
+pub fn rank_plays<E: Evaluator + ?Sized, C: CubeView>(
+    ev: &E,
+    pos: &Position,
+    dice: Dice,
+    cube: C,
+    ply: u32,
+    root: MoveFilter,
+) -> Vec<RankedMove> {
+    let mut list = MoveList::new();
+    generate(pos, dice, &mut list);
+    let cands = list.as_slice();
+    let mut probs = Vec::new();
+    candidate_values(ev, cands, &mut probs);
+    let after = |i: usize, depth: u32| -> (f32, Probs) {
+        let pos = cands[i].position;
+        match final_result(&pos) {
+            Some(p) => (cube.finished(&p), p),
+            None if depth == 0 => {
+                let p = probs[i].flipped();
+                (cube.mine(cube.flipped().leaf(&p, &pos.swapped())), probs[i])
+            }
+            None => after_play(ev, &pos, cube, depth),
+        }
+    };
+    let mut ranked: Vec<RankedMove> = (0..cands.len())
+        .map(|i| {
+            let (v, p) = after(i, 0);
+            RankedMove {
+                candidate: cands[i],
+                probs: p,
+                equity: cube.equity(v),
+                ply: 0,
+            }
+        })
+        .collect();
+    if cands.len() > 1 {
+        let scores: Vec<f32> = ranked.iter().map(|r| r.equity).collect();
+        let mut keep = shortlist_scores(&scores, root);
+        for depth in 1..=ply {
+            let stage: Vec<(usize, f32, Probs)> = keep
+                .par_iter()
+                .map(|&i| {
+                    let (v, p) = after(i, depth);
+                    (i, cube.equity(v), p)
+                })
+                .collect();
+            for &(i, e, p) in &stage {
+                ranked[i].equity = e;
+                ranked[i].probs = p;
+                ranked[i].ply = depth;
+            }
+            let scores: Vec<f32> = stage.iter().map(|s| s.1).collect();
+            keep = shortlist_scores(&scores, MoveFilter::TREE)
+                .into_iter()
+                .map(|k| stage[k].0)
+                .collect();
+        }
+    }
+    ranked.sort_by(|a, b| b.ply.cmp(&a.ply).then(b.equity.total_cmp(&a.equity)));
+    ranked
 }
 
 #[cfg(test)]
@@ -134,5 +391,84 @@ mod tests {
             d0.double_take > 1.0 && d1.double_take > 1.0,
             "{d0:?} {d1:?}"
         );
+    }
+
+    /// The money value of a node searched with one cube at a time, each
+    /// cube action priced by its own separate search: what [`values`]
+    /// must equal when it shares one search among several cubes.
+    fn separately(pos: &Position, cube: MoneyCube, ply: u32) -> f32 {
+        if ply == 0 {
+            return cube.leaf(&RACE.eval(pos), pos);
+        }
+        let nd = |c: MoneyCube| -> f32 {
+            let mut list = MoveList::new();
+            let mut vals = Vec::new();
+            let mut total = 0.0;
+            for dice in Dice::all_21() {
+                generate(pos, dice, &mut list);
+                candidate_values(&RACE, list.as_slice(), &mut vals);
+                let best = crate::evaluation::evaluator::argmax_equity(&vals);
+                let after = list.as_slice()[best].position;
+                let v = match final_result(&after) {
+                    Some(p) => c.finished(&p),
+                    None => -separately(&after.swapped(), c.flipped(), ply - 1),
+                };
+                total += v * dice.weight() as f32 / 36.0;
+            }
+            total
+        };
+        let stay = nd(cube);
+        if cube.may_double() {
+            stay.max((2.0 * nd(cube.taken())).min(1.0))
+        } else {
+            stay
+        }
+    }
+
+    #[test]
+    fn a_shared_search_equals_one_search_per_cube() {
+        let mut me = [0u8; 24];
+        me[..6].copy_from_slice(&[3, 3, 3, 2, 2, 2]);
+        let mut opp = [0u8; 24];
+        opp[..6].copy_from_slice(&[2, 2, 3, 3, 2, 3]);
+        let pos = Position::from_sides(&me, 0, &opp, 0).unwrap();
+        for owner in [Owner::Centred, Owner::Me, Owner::Opponent] {
+            let cube = MoneyCube {
+                owner,
+                ..MoneyCube::default()
+            };
+            for ply in 0..=2 {
+                let (shared, _) = value(&RACE, &pos, cube, ply);
+                let want = separately(&pos, cube, ply);
+                assert!(
+                    (shared - want).abs() < 1e-5,
+                    "{owner:?} ply {ply}: {shared} against {want}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn cubeful_ranking_prices_each_play_from_the_opponent_s_side() {
+        let mut me = [0u8; 24];
+        me[..6].copy_from_slice(&[3, 3, 3, 2, 2, 2]);
+        let mut opp = [0u8; 24];
+        opp[..6].copy_from_slice(&[2, 2, 3, 3, 2, 3]);
+        let pos = Position::from_sides(&me, 0, &opp, 0).unwrap();
+        let dice = Dice::new(6, 5).unwrap();
+        let cube = MoneyCube::default();
+        for ply in 0..=1 {
+            let ranked = rank_plays(&RACE, &pos, dice, cube, ply, MoveFilter::ROOT);
+            let top = &ranked[0];
+            assert_eq!(top.ply, ply);
+            let child = top.candidate.position.swapped();
+            let (theirs, _) = value(&RACE, &child, cube.flipped(), ply);
+            assert!((top.equity + theirs).abs() < 1e-6, "{top:?} {theirs}");
+            for w in ranked.windows(2) {
+                if w[0].ply == w[1].ply {
+                    assert!(w[0].equity >= w[1].equity);
+                }
+            }
+        }
     }
 }

@@ -4,16 +4,17 @@
 //! match-winning chance back from EMG. Money play gives money equities.
 //! Annotation, the engine's seat, the protocols and the CLI all ask here.
 
-use crate::cube::cubeful;
+use crate::cube::cubeful::{self, CubeView};
 use crate::cube::match_cube::{cube_access, emg_of, match_action, match_decision};
-use crate::cube::match_cubeful::{self, MatchCube};
+use crate::cube::match_cubeful::{self, MatchCube, MatchView};
 use crate::cube::met::{Met, MetError, Score};
 use crate::cube::money::{self, CubeAction, MoneyCube, Owner};
 use crate::evaluation::evaluator::Evaluator;
 use crate::evaluation::probs::Probs;
+use crate::rules::dice::Dice;
 use crate::rules::match_state::{CubeState, MatchState, Player};
 use crate::rules::position::Position;
-use crate::search::ply::Ply;
+use crate::search::ply::{rank_moves, MoveFilter, Ply, RankedMove};
 use crate::search::valuation::{MatchOutcomes, Valuation};
 
 /// The cube decision of the player on roll (`state.on_roll`, whose side
@@ -62,6 +63,99 @@ pub fn cube_decision<E: Evaluator + ?Sized>(
         d
     };
     Ok((probs, decision))
+}
+
+/// What plays are valued by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum PlayEquity {
+    /// The cubeful equity: the cube's value and owner and the opponent's
+    /// cube actions counted (money equity per unit of the cube, or EMG at
+    /// a match score), as gnubg and XG rank plays.
+    #[default]
+    Cubeful,
+    /// The cubeless equity: money equity, or at a match score the EMG of
+    /// the outcomes with the cube dead.
+    Cubeless,
+}
+
+impl PlayEquity {
+    /// The word every output labels its equities with.
+    pub fn word(self) -> &'static str {
+        match self {
+            PlayEquity::Cubeful => "cubeful",
+            PlayEquity::Cubeless => "cubeless",
+        }
+    }
+}
+
+/// All plays of `dice` from `pos` for the player on roll of `state`, best
+/// first by `equity` at `ply` (the move filters of
+/// [`crate::search::ply::rank_moves`]); `equity` of each is EMG at a match
+/// score and money equity per unit of the cube in money play. Every
+/// ranking of a roll's plays a player sees (hints, annotation, the
+/// engine's own play) comes from here.
+pub fn rank_plays<E: Evaluator + ?Sized>(
+    ev: &E,
+    pos: &Position,
+    dice: Dice,
+    state: &MatchState,
+    ply: u32,
+    equity: PlayEquity,
+) -> Result<Vec<RankedMove>, MetError> {
+    let me = state.on_roll;
+    let root = MoveFilter::ROOT;
+    Ok(match (equity, cube_view(state)?) {
+        (PlayEquity::Cubeless, _) => rank_moves(ev, pos, dice, ply, root, valuation(state, me)?),
+        (_, View::Money(c)) => cubeful::rank_plays(ev, pos, dice, c, ply, root),
+        (_, View::Match(c)) => cubeful::rank_plays(ev, pos, dice, c, ply, root),
+    })
+}
+
+/// The `equity` (as [`rank_plays`] gives it) to the player on roll of
+/// `state` of a play that leaves `after` (seen from that player),
+/// searched `ply` deep.
+pub fn play_equity<E: Evaluator + ?Sized>(
+    ev: &E,
+    after: &Position,
+    state: &MatchState,
+    ply: u32,
+    equity: PlayEquity,
+) -> Result<f32, MetError> {
+    Ok(match (equity, cube_view(state)?) {
+        (PlayEquity::Cubeless, _) => {
+            let v = valuation(state, state.on_roll)?;
+            v.value(&Ply::new(ev, ply).with_valuation(v).after(after, ply), true)
+        }
+        (_, View::Money(c)) => c.equity(cubeful::after_play(ev, after, c, ply).0),
+        (_, View::Match(c)) => c.equity(cubeful::after_play(ev, after, c, ply).0),
+    })
+}
+
+/// The cube of `state` from the player on roll's side, as the cubeful
+/// search prices it.
+enum View {
+    Money(MoneyCube),
+    Match(MatchView<'static>),
+}
+
+fn cube_view(state: &MatchState) -> Result<View, MetError> {
+    let me = state.on_roll;
+    let owner = owner_of(state.cube, me);
+    if state.is_money() {
+        return Ok(View::Money(MoneyCube {
+            owner,
+            jacoby: state.jacoby,
+            beavers: state.beavers,
+        }));
+    }
+    let met = Met::kazaross_xg2();
+    let cube = MatchCube {
+        score: score_of(state, me),
+        cube: u32::try_from(state.cube.value()).unwrap_or(u32::MAX / 4),
+        owner,
+    };
+    met.mwc(cube.score)?;
+    Ok(View::Match(MatchView::new(met, cube)))
 }
 
 /// The cube as seen by `me`.
@@ -152,6 +246,46 @@ pub fn cubeful_equity<E: Evaluator + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cubeful_plays_match_cubeless_ones_where_the_cube_is_dead() {
+        use crate::evaluation::evaluator::testing::PipRace;
+        let ev = PipRace(12.0);
+        let pos = Position::start();
+        let dice = Dice::new(6, 2).unwrap();
+        // The Crawford game: no cube, so cubeful is cubeless EMG.
+        let mut s = MatchState::new_match(5);
+        s.score = [4, 2];
+        s.crawford = true;
+        for ply in 0..=1 {
+            let ful = rank_plays(&ev, &pos, dice, &s, ply, PlayEquity::Cubeful).unwrap();
+            let less = rank_plays(&ev, &pos, dice, &s, ply, PlayEquity::Cubeless).unwrap();
+            assert_eq!(ful.len(), less.len());
+            for (a, b) in ful.iter().zip(&less) {
+                assert_eq!(a.candidate.position, b.candidate.position);
+                assert!((a.equity - b.equity).abs() < 1e-4, "{a:?} {b:?}");
+            }
+        }
+        // Money with a live cube in a race I lead: the centred cube is
+        // worth more to me than to the opponent on roll.
+        let (mut me, mut opp) = ([0u8; 24], [0u8; 24]);
+        me[..6].copy_from_slice(&[3, 3, 3, 2, 2, 2]);
+        opp[..6].copy_from_slice(&[2, 2, 3, 3, 2, 3]);
+        let pos = Position::from_sides(&me, 0, &opp, 0).unwrap();
+        let money = MatchState::default();
+        let ful = rank_plays(&ev, &pos, dice, &money, 0, PlayEquity::Cubeful).unwrap();
+        let less = rank_plays(&ev, &pos, dice, &money, 0, PlayEquity::Cubeless).unwrap();
+        for a in &ful {
+            let b = less
+                .iter()
+                .find(|b| b.candidate.position == a.candidate.position);
+            assert!(a.equity > b.unwrap().equity + 1e-3, "{a:?} {b:?}");
+        }
+        // A play's equity alone is the one the ranking gave it.
+        let after = ful[2].candidate.position;
+        let e = play_equity(&ev, &after, &money, 0, PlayEquity::Cubeful).unwrap();
+        assert!((e - ful[2].equity).abs() < 1e-5);
+    }
 
     #[test]
     fn emg_is_plus_minus_one_for_single_games() {

@@ -1,27 +1,19 @@
 //! Cubeful match-winning chances searched `n` plies deep: the match-play
-//! counterpart of [`crate::cube::cubeful`].
+//! [`CubeView`] of the cubeful search in [`crate::cube::cubeful`].
 //!
 //! At 0 ply the match cube model ([`crate::cube::match_cube`]) prices the
-//! cube from the net's probabilities. At `n` ply the player on roll, if it
-//! may double, compares
-//! - no double: the mean over the 21 rolls of the best play's value, each
-//!   play's value being one minus the opponent's cubeful MWC `n - 1` plies
-//!   deep with the cube where it is (so the opponent's own doubles, takes
-//!   and passes at the score are played inside the search);
-//! - double, take: the same with the cube doubled and the opponent's;
-//! - double, pass: the MWC after winning the cube's points.
-//!
-//! The score does not change within a game, only the cube, so a node is
-//! a position and a [`MatchCube`]. Plays are chosen by their cubeless MWC
-//! at 0 ply, as the money search chooses them by cubeless equity.
+//! cube from the net's probabilities; inside the search the opponent's own
+//! doubles, takes and passes are played at the score; a double passed is
+//! worth the MWC after winning the cube's points. The score does not
+//! change within a game, only the cube, so a node is a position and a
+//! [`MatchCube`]. Plays are chosen by their cubeless MWC at 0 ply.
 
-use crate::cube::match_cube::{cube_access, cube_mwc, Equities};
+use crate::cube::cubeful::{self, CubeView};
+use crate::cube::match_cube::{cube_access, cube_mwc, emg_of, Equities};
 use crate::cube::met::{Met, Score};
 use crate::cube::money::{efficiency, Owner};
-use crate::evaluation::evaluator::{candidate_values, final_result, Evaluator};
+use crate::evaluation::evaluator::Evaluator;
 use crate::evaluation::probs::Probs;
-use crate::rules::dice::Dice;
-use crate::rules::movegen::{generate, MoveList};
 use crate::rules::position::Position;
 use crate::search::valuation::MatchOutcomes;
 
@@ -82,6 +74,72 @@ impl MatchCube {
     }
 }
 
+/// A match cube with the table that prices it: the [`CubeView`] a
+/// cubeful search of a match game uses. Values are match-winning chances.
+#[derive(Clone, Copy, Debug)]
+pub struct MatchView<'a> {
+    met: &'a Met,
+    cube: MatchCube,
+    outcomes: MatchOutcomes,
+}
+
+impl<'a> MatchView<'a> {
+    /// `cube` priced by `met`.
+    pub fn new(met: &'a Met, cube: MatchCube) -> Self {
+        MatchView {
+            met,
+            cube,
+            outcomes: cube.outcomes(met),
+        }
+    }
+
+    fn with(self, cube: MatchCube) -> Self {
+        MatchView::new(self.met, cube)
+    }
+}
+
+impl PartialEq for MatchView<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.cube == other.cube && std::ptr::eq(self.met, other.met)
+    }
+}
+
+impl CubeView for MatchView<'_> {
+    fn flipped(self) -> Self {
+        self.with(self.cube.flipped())
+    }
+    fn taken(self) -> Self {
+        self.with(self.cube.taken())
+    }
+    fn may_double(self) -> bool {
+        self.cube.may_double()
+    }
+    fn cubeless(&self, p: &Probs) -> f32 {
+        self.outcomes.mwc(p, true)
+    }
+    fn leaf(&self, p: &Probs, pos: &Position) -> f32 {
+        let mc = self.cube;
+        let m = cube_mwc(self.met, mc.score, mc.cube, mc.owner, p, efficiency(pos));
+        if mc.may_double() {
+            m.no_double.max(m.double_take.min(m.double_pass))
+        } else {
+            m.no_double
+        }
+    }
+    fn pass(self) -> f32 {
+        Equities::after(self.met, self.cube.score, self.cube.cube as i32)
+    }
+    fn mine(self, theirs: f32) -> f32 {
+        1.0 - theirs
+    }
+    fn of_taken(self, v: f32) -> f32 {
+        v
+    }
+    fn equity(self, v: f32) -> f32 {
+        emg_of(self.met, self.cube.score, self.cube.cube, v)
+    }
+}
+
 /// No double and double/take MWCs of the player on roll, `ply` plies deep
 /// (`ply` at least 1).
 pub fn no_double_and_double_take<E: Evaluator + ?Sized>(
@@ -91,9 +149,7 @@ pub fn no_double_and_double_take<E: Evaluator + ?Sized>(
     mc: MatchCube,
     ply: u32,
 ) -> (f32, f32) {
-    debug_assert!(ply >= 1);
-    let [nd, dt] = no_double(ev, met, pos, [mc, mc.taken()], ply);
-    (nd, dt)
+    cubeful::no_double_and_double_take(ev, pos, MatchView::new(met, mc), ply)
 }
 
 /// The player on roll's MWC after its best cube action, `ply` plies deep.
@@ -104,65 +160,7 @@ pub fn value<E: Evaluator + ?Sized>(
     mc: MatchCube,
     ply: u32,
 ) -> f32 {
-    if ply == 0 {
-        return leaf_value(met, &ev.eval(pos), pos, mc);
-    }
-    if !mc.may_double() {
-        return no_double(ev, met, pos, [mc], ply)[0];
-    }
-    let [nd, dt] = no_double(ev, met, pos, [mc, mc.taken()], ply);
-    let dp = Equities::after(met, mc.score, mc.cube as i32);
-    nd.max(dt.min(dp))
-}
-
-/// The model's MWC after the best cube action, from probabilities.
-fn leaf_value(met: &Met, p: &Probs, pos: &Position, mc: MatchCube) -> f32 {
-    let m = cube_mwc(met, mc.score, mc.cube, mc.owner, p, efficiency(pos));
-    if mc.may_double() {
-        m.no_double.max(m.double_take.min(m.double_pass))
-    } else {
-        m.no_double
-    }
-}
-
-/// The no-double MWC `ply` plies deep for each cube of `mcs`: the mean
-/// over the rolls of the best play's value to the player on roll. The
-/// cubes share each roll's plays and their values, the costly part.
-fn no_double<E: Evaluator + ?Sized, const N: usize>(
-    ev: &E,
-    met: &Met,
-    pos: &Position,
-    mcs: [MatchCube; N],
-    ply: u32,
-) -> [f32; N] {
-    let outcomes = mcs.map(|mc| mc.outcomes(met));
-    let (mut list, mut values) = (MoveList::new(), Vec::new());
-    let mut total = [0.0; N];
-    for dice in Dice::all_21() {
-        generate(pos, dice, &mut list);
-        candidate_values(ev, list.as_slice(), &mut values);
-        for ((mc, outcomes), total) in mcs.iter().zip(&outcomes).zip(&mut total) {
-            let mwc = |p: &Probs| outcomes.mwc(p, true);
-            let best = (1..values.len()).fold(0, |b, i| {
-                if mwc(&values[i]) > mwc(&values[b]) {
-                    i
-                } else {
-                    b
-                }
-            });
-            let after = list.as_slice()[best].position;
-            let v = match final_result(&after) {
-                Some(p) => mwc(&p),
-                None if ply == 1 => {
-                    let (child, p) = (after.swapped(), values[best].flipped());
-                    1.0 - leaf_value(met, &p, &child, mc.flipped())
-                }
-                None => 1.0 - value(ev, met, &after.swapped(), mc.flipped(), ply - 1),
-            };
-            *total += v * dice.weight() as f32 / 36.0;
-        }
-    }
-    total
+    cubeful::value(ev, pos, MatchView::new(met, mc), ply).0
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //! chouette advice) asks these same questions, so they are answered in one
 //! place.
 
-use crate::cube::decision::{cube_decision, emg, valuation};
+use crate::cube::decision::{cube_decision, emg, rank_plays, valuation, PlayEquity};
 use crate::cube::met::MetError;
 use crate::cube::money::CubeAction;
 use crate::evaluation::evaluator::Evaluator;
@@ -16,7 +16,7 @@ use crate::rules::match_state::{MatchState, Player};
 use crate::rules::movegen::{generate, Candidate, MoveList};
 use crate::rules::position::Position;
 use crate::rules::scoring::WinKind;
-use crate::search::ply::{Ply, Searcher};
+use crate::search::ply::Ply;
 
 /// An answer to a double.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,12 +52,24 @@ pub enum Act {
 pub struct Agent<'a, E: Evaluator + ?Sized> {
     ev: &'a E,
     ply: u32,
+    equity: PlayEquity,
 }
 
 impl<'a, E: Evaluator + ?Sized> Agent<'a, E> {
-    /// Plays and decides at `ply` (0 is the net alone).
+    /// Plays and decides at `ply` (0 is the net alone), choosing plays by
+    /// their cubeful equity.
     pub fn new(ev: &'a E, ply: u32) -> Self {
-        Agent { ev, ply }
+        Agent {
+            ev,
+            ply,
+            equity: PlayEquity::Cubeful,
+        }
+    }
+
+    /// Chooses plays by `equity` instead.
+    pub fn with_equity(mut self, equity: PlayEquity) -> Self {
+        self.equity = equity;
+        self
     }
 
     /// The search depth.
@@ -101,9 +113,9 @@ impl<'a, E: Evaluator + ?Sized> Agent<'a, E> {
     }
 
     /// The best play of `dice` from `pos` for the player on roll of
-    /// `state` (by EMG at a match score), and its index among the legal
-    /// plays in `list` (which the call fills; the pass is the one play when
-    /// nothing is legal).
+    /// `state` (by the agent's [`PlayEquity`]), and its index among the
+    /// legal plays in `list` (which the call fills; the pass is the one
+    /// play when nothing is legal).
     pub fn best_play(
         &self,
         pos: &Position,
@@ -112,9 +124,12 @@ impl<'a, E: Evaluator + ?Sized> Agent<'a, E> {
         list: &mut MoveList,
     ) -> Result<(usize, Candidate), MetError> {
         generate(pos, dice, list);
-        let searcher =
-            Searcher::new(self.ev, self.ply).with_valuation(valuation(state, state.on_roll)?);
-        let i = crate::search::chooser::Chooser::choose(&mut { searcher }, pos, list.as_slice());
+        let best = rank_plays(self.ev, pos, dice, state, self.ply, self.equity)?[0].candidate;
+        let i = list
+            .as_slice()
+            .iter()
+            .position(|c| c.position == best.position)
+            .expect("the ranking lists the legal plays");
         Ok((i, list.as_slice()[i]))
     }
 

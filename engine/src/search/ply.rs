@@ -211,7 +211,7 @@ pub fn shortlist(values: &[Probs], filter: MoveFilter) -> Vec<usize> {
 }
 
 /// Indices of the plays a filter keeps by their scores, best first.
-fn shortlist_scores(scores: &[f32], filter: MoveFilter) -> Vec<usize> {
+pub fn shortlist_scores(scores: &[f32], filter: MoveFilter) -> Vec<usize> {
     let mut order: Vec<usize> = (0..scores.len()).collect();
     order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
     let top = scores[order[0]];
