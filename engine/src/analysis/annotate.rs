@@ -501,6 +501,9 @@ pub fn annotate<E: Evaluator + ?Sized>(
     settings: &Settings,
 ) -> Result<Annotation, AnnotateError> {
     let yes = |k: &str| m.tag(k).is_some_and(|v| v.eq_ignore_ascii_case("on"));
+    let crawford_off = m
+        .tag("Crawford")
+        .is_some_and(|v| v.eq_ignore_ascii_case("off"));
     let names = m.games.first().map(|g| g.names.clone()).unwrap_or_default();
     let mut out = Annotation {
         length: m.length,
@@ -538,7 +541,12 @@ pub fn annotate<E: Evaluator + ?Sized>(
                 ),
             }));
         } else if state.away().contains(&1) {
-            state.crawford = !crawford_seen;
+            // The Crawford game is the first in which exactly one side is
+            // 1-away (never at 1-away 1-away, the 1-point match's only
+            // game among them), unless the file says the rule is off.
+            let away = state.away();
+            let one_side = (away[0] == 1) != (away[1] == 1);
+            state.crawford = one_side && !crawford_seen && !crawford_off;
             crawford_seen = true;
         }
         jobs.push((game, state));
