@@ -119,6 +119,7 @@ def main():
     ap.add_argument("--judge-ply", type=int, default=2)
     ap.add_argument("--limit", type=int, default=400)
     ap.add_argument("--binary", default=os.path.join(ROOT, "target", "release", "sheshbesh"))
+    ap.add_argument("--dump", help="write every decision's picks and costs to this JSON file")
     ap.add_argument("files", nargs="*")
     a = ap.parse_args()
     files = a.files or [os.path.join(MATCHES, f) for f in DEFAULT_FILES]
@@ -148,6 +149,18 @@ def main():
             unlisted += not listed
         print(f"{name:<26} {agree:>5}/{k:<4} {100.0 * agree / max(k, 1):4.1f}% "
               f"{1000.0 * total / max(k, 1):>10.2f} {unlisted:>9}")
+    if a.dump:
+        rows = []
+        for i, (p, m, d) in enumerate(pos):
+            if not judge[i]:
+                continue
+            row = {"position": f"{p}:{m}", "dice": d, "judge": judge[i][:8], "picks": {}}
+            for name, best in picks.items():
+                if best[i] is not None:
+                    row["picks"][name] = [best[i], round(cost(judge[i], best[i])[0], 4)]
+            rows.append(row)
+        with open(a.dump, "w") as f:
+            json.dump(rows, f, indent=1)
     return 0
 
 

@@ -107,39 +107,55 @@ impl CubeView for MoneyCube {
     }
 }
 
-/// The three money cube equities for the player on roll at `ply`, and the
-/// action. At ply 0 this is [`money::money_decision`] on the net's
-/// probabilities.
+/// The three money cube equities for the player on roll at `ply`, the
+/// action, and the cubeless chances of the search. At ply 0 this is
+/// [`money::money_decision`] on the net's probabilities; deeper, the take
+/// and cash points are the model's at the searched chances.
 pub fn decision<E: Evaluator + ?Sized>(
     ev: &E,
     pos: &Position,
     cube: MoneyCube,
     ply: u32,
-) -> CubeDecision {
-    let p = ev.eval(pos);
+) -> (Probs, CubeDecision) {
     let x = money::efficiency(pos);
-    let mut d = money::money_decision(&p, cube, x);
     if ply == 0 {
-        return d;
+        let p = ev.eval(pos);
+        return (p, money::money_decision(&p, cube, x));
     }
-    let (nd, dt) = no_double_and_double_take(ev, pos, cube, ply);
-    d.no_double = nd;
-    d.double_take = dt;
+    let searched = no_double_and_double_take(ev, pos, cube, ply);
+    let mut d = money::money_decision(&searched.probs, cube, x);
+    d.no_double = searched.no_double;
+    d.double_take = searched.double_take;
     d.action = money::action_of(d.no_double, d.double_take, d.double_pass, cube);
-    d
+    (searched.probs, d)
+}
+
+/// What a cubeful search of a cube decision finds.
+#[derive(Clone, Copy, Debug)]
+pub struct Searched {
+    /// The no-double value, in the cube's unit.
+    pub no_double: f32,
+    /// The double/take value, in the cube's unit.
+    pub double_take: f32,
+    /// The cubeless chances of the no-double line searched.
+    pub probs: Probs,
 }
 
 /// No double and double/take values of the player on roll, `ply` plies
-/// deep (`ply` at least 1), in `cube`'s unit.
+/// deep (`ply` at least 1), in `cube`'s unit, and the chances searched.
 pub fn no_double_and_double_take<E: Evaluator + ?Sized, C: CubeView>(
     ev: &E,
     pos: &Position,
     cube: C,
     ply: u32,
-) -> (f32, f32) {
+) -> Searched {
     debug_assert!(ply >= 1);
-    let (nd, _) = no_double(ev, pos, &[cube, cube.taken()], ply);
-    (nd[0], cube.of_taken(nd[1]))
+    let (nd, probs) = no_double(ev, pos, &[cube, cube.taken()], ply);
+    Searched {
+        no_double: nd[0],
+        double_take: cube.of_taken(nd[1]),
+        probs,
+    }
 }
 
 /// The player on roll's value after its best cube action, `ply` plies
@@ -375,7 +391,7 @@ mod tests {
     fn one_ply_cube_equities_are_consistent() {
         let pos = Position::start();
         let cube = MoneyCube::default();
-        let d = decision(&RACE, &pos, cube, 1);
+        let (_, d) = decision(&RACE, &pos, cube, 1);
         assert_eq!(d.double_pass, 1.0);
         assert!(d.no_double > -1.0 && d.no_double < 1.0);
         assert!(d.double_take > -2.0 && d.double_take < 2.0);
@@ -385,8 +401,11 @@ mod tests {
         let mut opp = [0u8; 24];
         opp[11] = 15;
         let far = Position::from_sides(&me, 0, &opp, 0).unwrap();
-        let d0 = decision(&RACE, &far, cube, 0);
-        let d1 = decision(&RACE, &far, cube, 1);
+        let (_, d0) = decision(&RACE, &far, cube, 0);
+        let (p1, d1) = decision(&RACE, &far, cube, 1);
+        // The chances are the search's: 1 ply is the cubeless 1-ply.
+        let want = crate::search::ply::Ply::new(&RACE, 1).eval(&far);
+        assert!((p1.win() - want.win()).abs() < 1e-6, "{p1:?} {want:?}");
         assert!(
             d0.double_take > 1.0 && d1.double_take > 1.0,
             "{d0:?} {d1:?}"

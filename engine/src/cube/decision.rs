@@ -18,51 +18,50 @@ use crate::search::ply::{rank_moves, MoveFilter, Ply, RankedMove};
 use crate::search::valuation::{MatchOutcomes, Valuation};
 
 /// The cube decision of the player on roll (`state.on_roll`, whose side
-/// `pos` is seen from) at `ply`, equities in EMG.
+/// `pos` is seen from) at `ply`, equities in EMG, and the cubeless chances
+/// of the one search that found them (its plays chosen at each cube's
+/// score as the cubeful search chooses them).
 pub fn cube_decision<E: Evaluator + ?Sized>(
     ev: &E,
     pos: &Position,
     state: &MatchState,
     ply: u32,
 ) -> Result<(Probs, money::CubeDecision), MetError> {
-    let probs = Ply::new(ev, ply)
-        .with_valuation(valuation(state, state.on_roll)?)
-        .eval(pos);
     let owner = owner_of(state.cube, state.on_roll);
-    let decision = if state.is_money() {
+    if state.is_money() {
         let mc = MoneyCube {
             owner,
             jacoby: state.jacoby,
             beavers: state.beavers,
         };
-        cubeful::decision(ev, pos, mc, ply)
-    } else {
-        let x = money::efficiency(pos);
-        let cube_value = u32::try_from(state.cube.value()).unwrap_or(u32::MAX);
-        let (met, score) = (Met::kazaross_xg2(), score_of(state, state.on_roll));
-        let mut d = match_decision(met, score, cube_value, owner, &probs, x)?;
-        if ply > 0 {
-            // The cube played inside the search, as in money play; the
-            // take and cash points stay the model's at the searched
-            // probabilities.
-            let mc = MatchCube {
-                score,
-                cube: cube_value,
-                owner,
-            };
-            let (nd, dt) = match_cubeful::no_double_and_double_take(ev, met, pos, mc, ply);
-            let dp = met.after(score, mc.cube as i32)?;
-            let (access, may) = cube_access(score, mc.cube, owner);
-            d.no_double = emg_of(met, score, mc.cube, nd);
-            d.double_take = emg_of(met, score, mc.cube, dt);
-            d.action = match_action(nd, dt, dp, access, may);
-        }
-        if state.crawford {
-            d.action = CubeAction::NoCubeAccess;
-        }
-        d
+        return Ok(cubeful::decision(ev, pos, mc, ply));
+    }
+    let x = money::efficiency(pos);
+    let cube_value = u32::try_from(state.cube.value()).unwrap_or(u32::MAX);
+    let (met, score) = (Met::kazaross_xg2(), score_of(state, state.on_roll));
+    met.mwc(score)?;
+    let mc = MatchCube {
+        score,
+        cube: cube_value,
+        owner,
     };
-    Ok((probs, decision))
+    // The cube played inside the search, as in money play; the take and
+    // cash points are the model's at the searched chances.
+    let searched =
+        (ply > 0).then(|| match_cubeful::no_double_and_double_take(ev, met, pos, mc, ply));
+    let probs = searched.map_or_else(|| ev.eval(pos), |s| s.probs);
+    let mut d = match_decision(met, score, cube_value, owner, &probs, x)?;
+    if let Some(s) = searched {
+        let dp = met.after(score, mc.cube as i32)?;
+        let (access, may) = cube_access(score, mc.cube, owner);
+        d.no_double = emg_of(met, score, mc.cube, s.no_double);
+        d.double_take = emg_of(met, score, mc.cube, s.double_take);
+        d.action = match_action(s.no_double, s.double_take, dp, access, may);
+    }
+    if state.crawford {
+        d.action = CubeAction::NoCubeAccess;
+    }
+    Ok((probs, d))
 }
 
 /// What plays are valued by.

@@ -33,8 +33,6 @@
 //! starts even, either side equally likely to roll first, and the first to
 //! roll doubling at once when that is right.
 
-use std::collections::HashMap;
-
 use crate::cube::met::{Met, MetError, Score};
 use crate::cube::money::{efficiency, CubeAction, CubeDecision, Owner};
 use crate::evaluation::evaluator::Evaluator;
@@ -94,12 +92,27 @@ impl Equities for Met {
 /// The live value's two end points: (p, MWC) left and right.
 type Ends = (f32, f32, f32, f32);
 
+/// What a solver knows of one (score, cube, owner): the mean MWC after a
+/// win and after a loss, and the live value's end points.
+#[derive(Clone, Copy)]
+struct Level {
+    win: f32,
+    lose: f32,
+    ends: Ends,
+}
+
+/// A (score, cube, owner) as the solver's memo keys it.
+type LevelKey = (u32, u32, bool, u32, u8);
+
 /// The solver for one position class: shares and cube efficiency fixed.
 pub struct Solver<'a, E: Equities> {
     eq: &'a E,
     shares: Shares,
     x: f32,
-    memo: HashMap<(u32, u32, bool, u32, u8), Ends>,
+    /// The few levels a decision reaches (one per cube value and owner),
+    /// searched in order: a search prices thousands of leaves, each with
+    /// a solver of its own, so a hash map's cost showed.
+    memo: Vec<(LevelKey, Level)>,
 }
 
 fn crawford_game(s: Score) -> bool {
@@ -121,7 +134,7 @@ impl<'a, E: Equities> Solver<'a, E> {
             eq,
             shares,
             x,
-            memo: HashMap::new(),
+            memo: Vec::new(),
         }
     }
 
@@ -163,9 +176,12 @@ impl<'a, E: Equities> Solver<'a, E> {
     /// its value of not doubling now, at the root of a decision (with it,
     /// no double would tie double/take there).
     fn value_of(&mut self, s: Score, c: u32, owner: Owner, p: f32, mine_at_once: bool) -> f32 {
-        let (w, l) = self.win_lose(s, c as i32);
+        let Level {
+            win: w,
+            lose: l,
+            ends: (pl, vl, pr, vr),
+        } = self.level(s, c, owner);
         let dead = p * w + (1.0 - p) * l;
-        let (pl, vl, pr, vr) = self.ends(s, c, owner);
         let live = crate::cube::money::through(&[(0.0, l), (pl, vl), (pr, vr), (1.0, w)], p);
         let me = Self::redoubles_at_once(s, c, owner != Owner::Opponent, s.me, s.opp);
         let opp = Self::redoubles_at_once(s, c, owner != Owner::Me, s.opp, s.me);
@@ -177,9 +193,13 @@ impl<'a, E: Equities> Solver<'a, E> {
     }
 
     fn ends(&mut self, s: Score, c: u32, owner: Owner) -> Ends {
+        self.level(s, c, owner).ends
+    }
+
+    fn level(&mut self, s: Score, c: u32, owner: Owner) -> Level {
         let key = (s.me, s.opp, s.post_crawford, c, owner_key(owner));
-        if let Some(e) = self.memo.get(&key) {
-            return *e;
+        if let Some((_, level)) = self.memo.iter().find(|(k, _)| *k == key) {
+            return *level;
         }
         let (w, l) = self.win_lose(s, c as i32);
         let ci = c as i32;
@@ -206,9 +226,13 @@ impl<'a, E: Equities> Solver<'a, E> {
             pl = m;
             pr = m + 1e-6;
         }
-        let e = (pl, vl, pr, vr);
-        self.memo.insert(key, e);
-        e
+        let level = Level {
+            win: w,
+            lose: l,
+            ends: (pl, vl, pr, vr),
+        };
+        self.memo.push((key, level));
+        level
     }
 
     /// The `p` at which `value(s, c, owner, p)` reaches `target` (0 or 1
@@ -223,6 +247,10 @@ impl<'a, E: Equities> Solver<'a, E> {
         }
         for _ in 0..40 {
             let mid = 0.5 * (lo + hi);
+            if mid <= lo || mid >= hi {
+                // Adjacent floats: more steps would change nothing.
+                break;
+            }
             if self.value(s, c, owner, mid) < target {
                 lo = mid;
             } else {

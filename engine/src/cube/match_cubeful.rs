@@ -8,7 +8,7 @@
 //! change within a game, only the cube, so a node is a position and a
 //! [`MatchCube`]. Plays are chosen by their cubeless MWC at 0 ply.
 
-use crate::cube::cubeful::{self, CubeView};
+use crate::cube::cubeful::{self, CubeView, Searched};
 use crate::cube::match_cube::{cube_access, cube_mwc, emg_of, Equities};
 use crate::cube::met::{Met, Score};
 use crate::cube::money::{efficiency, Owner};
@@ -141,14 +141,14 @@ impl CubeView for MatchView<'_> {
 }
 
 /// No double and double/take MWCs of the player on roll, `ply` plies deep
-/// (`ply` at least 1).
+/// (`ply` at least 1), and the chances searched.
 pub fn no_double_and_double_take<E: Evaluator + ?Sized>(
     ev: &E,
     met: &Met,
     pos: &Position,
     mc: MatchCube,
     ply: u32,
-) -> (f32, f32) {
+) -> Searched {
     cubeful::no_double_and_double_take(ev, pos, MatchView::new(met, mc), ply)
 }
 
@@ -193,7 +193,11 @@ mod tests {
         let met = Met::kazaross_xg2();
         let pos = race(5, 5);
         let mc = cube(4, 4, 1, Owner::Centred);
-        let (nd, dt) = no_double_and_double_take(&RACE, met, &pos, mc, 1);
+        let Searched {
+            no_double: nd,
+            double_take: dt,
+            ..
+        } = no_double_and_double_take(&RACE, met, &pos, mc, 1);
         assert!((0.0..=1.0).contains(&nd) && (0.0..=1.0).contains(&dt));
         // Near the model on the 1-ply cubeless probabilities (the test
         // double's 0-ply chances are not its 1-ply ones).
@@ -225,7 +229,7 @@ mod tests {
         // 2-away holding a 2-cube: dead for it.
         let dead = cube(2, 5, 2, Owner::Me);
         assert!(!dead.may_double());
-        let (nd, _) = no_double_and_double_take(&RACE, met, &pos, dead, 1);
+        let nd = no_double_and_double_take(&RACE, met, &pos, dead, 1).no_double;
         assert_eq!(value(&RACE, met, &pos, dead, 1), nd);
         let crawford = cube(1, 4, 1, Owner::Centred);
         assert!(!crawford.may_double());
@@ -250,7 +254,7 @@ mod tests {
         let met = Met::kazaross_xg2();
         let pos = race(5, 5);
         let mc = cube(2, 4, 1, Owner::Centred);
-        let (_, dt) = no_double_and_double_take(&RACE, met, &pos, mc, 1);
+        let dt = no_double_and_double_take(&RACE, met, &pos, mc, 1).double_take;
         let p = Ply::new(&RACE, 1).eval(&pos).win();
         assert!(
             (dt - p).abs() < 0.05,
