@@ -13,8 +13,8 @@ use sheshbesh_engine::cube::money::Owner;
 use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
 use sheshbesh_engine::formats::position_id;
 use sheshbesh_engine::rollout::{
-    rollout, rollout_cube, rollout_moves, CubeRollout, Estimate, RolloutLevel, RolloutResult,
-    RolloutSettings, Stakes,
+    rollout, rollout_cube, rollout_moves, CubeRollout, Estimate, Passes, RolloutLevel,
+    RolloutResult, RolloutSettings, Stakes,
 };
 use sheshbesh_engine::search::ply::{rank_moves, MoveFilter};
 
@@ -171,7 +171,8 @@ fn put(v: &mut Value, name: &str, e: Estimate) {
 
 /// A rollout's JSON: probabilities, cubeless equity, at a match score
 /// cubeless `emg` and `mwc`, and when cubeful `cubeful_equity` (EMG at a
-/// match score) and `cubeful_mwc`, each with `se` and `ci95`.
+/// match score) and `cubeful_mwc`, each with `se` and `ci95`, and
+/// `passes` (trials ended by a passed double, by who passed).
 pub fn result_json(r: &RolloutResult) -> Value {
     let mut v = json!({
         "probs": r.probs.0.map(round),
@@ -191,6 +192,9 @@ pub fn result_json(r: &RolloutResult) -> Value {
         if let Some(e) = e {
             put(&mut v, name, e);
         }
+    }
+    if let Some(p) = r.passes {
+        v["passes"] = json!({"by_opponent": p.by_opponent, "by_root": p.by_root});
     }
     v
 }
@@ -230,6 +234,14 @@ fn result_text(r: &RolloutResult) -> String {
         )),
         (Some(c), None) => t.push_str(&format!("\n  cubeful equity  {:+.4} ± {:.4}", c.mean, c.se)),
         _ => {}
+    }
+    if let Some(p) = r.passes {
+        t.push_str(&format!(
+            "\n  ended by a pass: {} trials (the opponent passed {}, the player on roll {})",
+            p.by_opponent + p.by_root,
+            p.by_opponent,
+            p.by_root
+        ));
     }
     t.push_str(&format!("\n  {} trials, seed {}", r.trials, r.seed));
     t
@@ -470,6 +482,12 @@ fn cube_render(
         "match_play": match_play,
         "interrupted": interrupted,
     });
+    let passes = |x: &RolloutResult| x.passes.unwrap_or_default();
+    let (nd_passes, dt_passes) = (passes(&r.no_double), passes(&r.double_take));
+    v["passes"] = json!({
+        "no_double": {"by_opponent": nd_passes.by_opponent, "by_root": nd_passes.by_root},
+        "double_take": {"by_opponent": dt_passes.by_opponent, "by_root": dt_passes.by_root},
+    });
     if let (Some(a), Some(b)) = (r.no_double.cubeful_mwc, r.double_take.cubeful_mwc) {
         v["mwc"] = json!({
             "no_double": round(a.mean),
@@ -499,6 +517,19 @@ fn cube_render(
         z_text(double),
         take.mean,
         z_text(take),
+    ));
+    let said = |p: Passes| {
+        format!(
+            "{} (the opponent passed {}, the player on roll {})",
+            p.by_opponent + p.by_root,
+            p.by_opponent,
+            p.by_root
+        )
+    };
+    text.push_str(&format!(
+        "\nTrials ended by a pass: no double {}; double/take {}",
+        said(nd_passes),
+        said(dt_passes)
     ));
     (v, text)
 }

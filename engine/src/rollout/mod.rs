@@ -54,7 +54,7 @@ pub use shard::{merge_shards, rollout_shard, RolloutShard, ShardError};
 use stakes::TrialCube;
 pub use stakes::{MatchStakes, Stakes};
 pub use trial::luck_pass_value;
-use trial::{permutations, play_trial, Start, Trial};
+use trial::{permutations, play_trial, Start, Trial, TrialEnd};
 
 /// How to roll out.
 #[derive(Clone, Debug, PartialEq)]
@@ -191,8 +191,20 @@ pub struct RolloutResult {
     pub cubeful: Option<Estimate>,
     /// Cubeful rollouts at a match score: the match-winning chance.
     pub cubeful_mwc: Option<Estimate>,
+    /// Cubeful rollouts: how many trials ended in a passed double.
+    pub passes: Option<Passes>,
     /// The seed.
     pub seed: u64,
+}
+
+/// How many trials of a cubeful rollout ended in a passed double, by who
+/// passed. Their chances count as the position's where the pass was made.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Passes {
+    /// The player on roll at the root doubled and the opponent passed.
+    pub by_opponent: u32,
+    /// The opponent doubled and the player on roll at the root passed.
+    pub by_root: u32,
 }
 
 impl RolloutResult {
@@ -234,6 +246,13 @@ pub(crate) fn summarize(trials: &[Trial], s: &RolloutSettings) -> RolloutResult 
         .then(|| Estimate::of(trials.iter().map(|t| stakes.root_equity(t.cubeful))));
     let cubeful_mwc = (s.cubeful && matches!(stakes, Stakes::Match(_)))
         .then(|| Estimate::of(trials.iter().map(|t| t.cubeful)));
+    let passes = s.cubeful.then(|| {
+        let count = |e: TrialEnd| trials.iter().filter(|t| t.end == e).count() as u32;
+        Passes {
+            by_opponent: count(TrialEnd::OpponentPassed),
+            by_root: count(TrialEnd::RootPassed),
+        }
+    });
     RolloutResult {
         trials: trials.len() as u32,
         probs: Probs(probs),
@@ -243,6 +262,7 @@ pub(crate) fn summarize(trials: &[Trial], s: &RolloutSettings) -> RolloutResult 
         mwc,
         cubeful,
         cubeful_mwc,
+        passes,
         seed: s.seed,
     }
 }
@@ -496,6 +516,7 @@ pub fn rollout_moves<E: Evaluator + ?Sized>(
                 let t = Trial {
                     probs: p.0.map(f64::from),
                     cubeful: s.stakes.end_value(&p, TrialCube::at_root(&s.stakes), true),
+                    end: TrialEnd::Played,
                 };
                 trials[m].extend((done..hi).map(|_| t));
                 continue;
@@ -699,6 +720,20 @@ mod tests {
         assert!((r.probs.win() - 0.85).abs() < 1e-6, "{r:?}");
         assert!((r.equity.mean - 0.7).abs() < 1e-5, "{r:?}");
         assert!((r.cubeful.unwrap().mean - 1.0).abs() < 1e-6, "{r:?}");
+        // And counted as what they were.
+        let every = Passes {
+            by_opponent: 36,
+            by_root: 0,
+        };
+        assert_eq!(r.passes, Some(every));
+        let cubeless = RolloutSettings {
+            cubeful: false,
+            ..s.clone()
+        };
+        assert_eq!(
+            rollout(&Flat(0.15), &Position::start(), &cubeless, &stop, |_| {}).passes,
+            None
+        );
     }
 
     #[test]
@@ -790,6 +825,19 @@ mod tests {
         assert!(matches!(
             RolloutShard::from_bytes(&bytes),
             Err(ShardError::Bytes(_))
+        ));
+        // A trial's end byte out of range, and a shard of format 1.
+        let mut bytes = a.to_bytes();
+        *bytes.last_mut().unwrap() = 7;
+        assert!(matches!(
+            RolloutShard::from_bytes(&bytes),
+            Err(ShardError::Bytes(why)) if why.contains("end")
+        ));
+        let mut bytes = a.to_bytes();
+        bytes[7] = b'1';
+        assert!(matches!(
+            RolloutShard::from_bytes(&bytes),
+            Err(ShardError::Bytes(why)) if why.contains("version")
         ));
         assert!(matches!(
             RolloutShard::from_bytes(b"not a shard"),

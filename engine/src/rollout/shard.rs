@@ -18,7 +18,7 @@ use sha2::{Digest, Sha256};
 use thiserror::Error;
 
 use super::stakes::TrialCube;
-use super::trial::{permutations, play_trial, Start, Trial};
+use super::trial::{permutations, play_trial, Start, Trial, TrialEnd};
 use super::{summarize, RolloutResult, RolloutSettings};
 use crate::evaluation::evaluator::Evaluator;
 use crate::rules::position::Position;
@@ -71,8 +71,11 @@ pub struct RolloutShard {
     trials: Vec<Trial>,
 }
 
-/// First bytes of a shard, and its format's version.
-const MAGIC: &[u8; 8] = b"SBSHARD1";
+/// First bytes of a shard, and its format's version (2: each trial's end).
+const MAGIC: &[u8; 8] = b"SBSHARD2";
+
+/// Bytes of one trial: six `f64` and its end.
+const TRIAL_BYTES: usize = 49;
 
 impl RolloutShard {
     /// The trials it holds.
@@ -81,9 +84,10 @@ impl RolloutShard {
     }
 
     /// The shard as bytes: a header, then each trial's six values as
-    /// little-endian `f64`, so the merge sees exactly what was played.
+    /// little-endian `f64` and a byte for how it ended, so the merge sees
+    /// exactly what was played.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut b = Vec::with_capacity(48 + 48 * self.trials.len());
+        let mut b = Vec::with_capacity(48 + TRIAL_BYTES * self.trials.len());
         b.extend_from_slice(MAGIC);
         b.extend_from_slice(&self.fingerprint);
         b.extend_from_slice(&self.start.to_le_bytes());
@@ -92,6 +96,7 @@ impl RolloutShard {
             for x in t.probs.iter().chain(std::iter::once(&t.cubeful)) {
                 b.extend_from_slice(&x.to_le_bytes());
             }
+            b.push(t.end.byte());
         }
         b
     }
@@ -99,6 +104,9 @@ impl RolloutShard {
     /// Reads [`RolloutShard::to_bytes`].
     pub fn from_bytes(b: &[u8]) -> Result<RolloutShard, ShardError> {
         let bad = |why: &str| ShardError::Bytes(why.to_string());
+        if b.starts_with(b"SBSHARD") && !b.starts_with(MAGIC) {
+            return Err(bad("a shard of another version: play it again"));
+        }
         let rest = b
             .strip_prefix(MAGIC)
             .ok_or_else(|| bad("no shard header"))?;
@@ -109,23 +117,29 @@ impl RolloutShard {
         let fingerprint: [u8; 32] = head[..32].try_into().expect("32 bytes");
         let word = |k: usize| u32::from_le_bytes(head[k..k + 4].try_into().expect("4 bytes"));
         let (start, count) = (word(32), word(36));
-        if body.len() != 48 * count as usize {
+        if body.len() != TRIAL_BYTES * count as usize {
             return Err(bad(&format!(
                 "{count} trials need {} bytes after the header, found {}",
-                48 * count as usize,
+                TRIAL_BYTES * count as usize,
                 body.len()
             )));
         }
         if start.checked_add(count).is_none() {
             return Err(bad("trial range overflows"));
         }
-        let value = |k: usize| f64::from_le_bytes(body[8 * k..8 * k + 8].try_into().expect("8"));
-        let trials = (0..count as usize)
-            .map(|i| Trial {
-                probs: std::array::from_fn(|j| value(6 * i + j)),
-                cubeful: value(6 * i + 5),
+        let trials = body
+            .chunks_exact(TRIAL_BYTES)
+            .map(|t| {
+                let value =
+                    |k: usize| f64::from_le_bytes(t[8 * k..8 * k + 8].try_into().expect("8"));
+                Ok(Trial {
+                    probs: std::array::from_fn(value),
+                    cubeful: value(5),
+                    end: TrialEnd::of_byte(t[48])
+                        .ok_or_else(|| bad("a trial's end is not 0, 1 or 2"))?,
+                })
             })
-            .collect();
+            .collect::<Result<_, _>>()?;
         Ok(RolloutShard {
             fingerprint,
             start,

@@ -26,6 +26,51 @@ pub(crate) struct Trial {
     /// Cubeful value in the stakes' unit (money points per root cube, or
     /// the root's MWC) minus the luck of the dice; 0 when cubeless.
     pub cubeful: f64,
+    /// How the trial's game ended.
+    pub end: TrialEnd,
+}
+
+/// How a trial's game ended, as the root player sees it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum TrialEnd {
+    /// Played to the end, to a truncation or to a known value.
+    #[default]
+    Played,
+    /// The root player doubled and the opponent passed.
+    OpponentPassed,
+    /// The opponent doubled and the root player passed.
+    RootPassed,
+}
+
+impl TrialEnd {
+    /// The same end seen by the other player.
+    fn flipped(self) -> TrialEnd {
+        match self {
+            TrialEnd::Played => TrialEnd::Played,
+            TrialEnd::OpponentPassed => TrialEnd::RootPassed,
+            TrialEnd::RootPassed => TrialEnd::OpponentPassed,
+        }
+    }
+
+    /// Its byte in a shard.
+    pub fn byte(self) -> u8 {
+        match self {
+            TrialEnd::Played => 0,
+            TrialEnd::OpponentPassed => 1,
+            TrialEnd::RootPassed => 2,
+        }
+    }
+
+    /// Reads [`TrialEnd::byte`].
+    pub fn of_byte(b: u8) -> Option<TrialEnd> {
+        [
+            TrialEnd::Played,
+            TrialEnd::OpponentPassed,
+            TrialEnd::RootPassed,
+        ]
+        .into_iter()
+        .find(|e| e.byte() == b)
+    }
 }
 
 impl Trial {
@@ -35,6 +80,7 @@ impl Trial {
         Trial {
             probs: [1.0 - p[0], p[3], p[4], p[1], p[2]],
             cubeful: stakes.flip_value(self.cubeful),
+            end: self.end.flipped(),
         }
     }
 }
@@ -360,6 +406,7 @@ pub(crate) fn play_trial<E: Evaluator + ?Sized>(
     // played out they agree. Money trials stop there (within 0.003 of
     // gnubg's either way).
     let stop_at_databases = !(s.cubeful && matches!(stakes, Stakes::Match(_)));
+    let mut end = TrialEnd::Played;
     let (outcome, cubeful): (Probs, f64) = loop {
         // Value of the position for the mover, when the trial stops here.
         let known = if stop_at_databases { exact(&pos) } else { None };
@@ -389,6 +436,11 @@ pub(crate) fn play_trial<E: Evaluator + ?Sized>(
                     // was passed, as at a truncation (and as gnubg
                     // records it).
                     let v = stakes.pass_value(cube, mover_is_root);
+                    end = if mover_is_root {
+                        TrialEnd::OpponentPassed
+                    } else {
+                        TrialEnd::RootPassed
+                    };
                     break (to_root(p, mover_is_root), v);
                 }
             }
@@ -466,5 +518,27 @@ pub(crate) fn play_trial<E: Evaluator + ?Sized>(
     Trial {
         probs,
         cubeful: cubeful - cube_luck,
+        end,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_trial_s_end_flips_with_the_side_and_reads_back_from_its_byte() {
+        let ends = [
+            TrialEnd::Played,
+            TrialEnd::OpponentPassed,
+            TrialEnd::RootPassed,
+        ];
+        for e in ends {
+            assert_eq!(TrialEnd::of_byte(e.byte()), Some(e));
+            assert_eq!(e.flipped().flipped(), e);
+        }
+        assert_eq!(TrialEnd::OpponentPassed.flipped(), TrialEnd::RootPassed);
+        assert_eq!(TrialEnd::Played.flipped(), TrialEnd::Played);
+        assert_eq!(TrialEnd::of_byte(3), None);
     }
 }
