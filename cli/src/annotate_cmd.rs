@@ -14,7 +14,7 @@ use sheshbesh_engine::analysis::annotate::{
 };
 use sheshbesh_engine::cube::decision::{mwc_of_emg, PlayEquity};
 use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
-use sheshbesh_engine::formats::files::write_atomic;
+use sheshbesh_engine::formats::files::{read_bounded, write_atomic, TEXT_LIMIT};
 use sheshbesh_engine::formats::matfile::{self, MatchFile};
 use sheshbesh_engine::rules::scoring::WinKind;
 use sheshbesh_engine::{formats::match_id, formats::position_id, formats::sgf, Move, Player};
@@ -140,7 +140,7 @@ fn looks_like_a_match(path: &std::path::Path) -> bool {
 
 /// Reads a match file, SGF by extension or by its first character.
 fn load(path: &Path) -> std::result::Result<MatchFile, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
+    let bytes = read_bounded(path, TEXT_LIMIT).map_err(|e| format!("cannot read: {e}"))?;
     parse(path, &bytes)
 }
 
@@ -283,7 +283,10 @@ pub fn run(ev: &NetEvaluator, a: AnnotateArgs) -> Result<bool> {
         } else if let Some(t) = single_text {
             write!(stdout, "{t}")?;
         } else if let Row::Failed { path, error } = &rows[0] {
-            bail!("{}: {error}", path.display());
+            // A file that failed is exit status 1 in every mode, as with
+            // several files or --json; its one line goes where errors go.
+            stdout.flush()?;
+            eprintln!("sheshbesh: {}: {error}", path.display());
         }
     }
     Ok(rows.iter().all(|r| matches!(r, Row::Ok { .. })))

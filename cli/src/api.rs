@@ -210,6 +210,8 @@ pub fn met(
     score: Option<&str>,
     cube: u32,
 ) -> Result<Value> {
+    met_cmd::cube_arg(&cube.to_string())
+        .map_err(|why| anyhow::anyhow!("bad --cube \"{cube}\": {why}"))?;
     let met = met_cmd::load_table(table)?;
     let length = met_cmd::length_of(&met, length, true)?;
     let facts = score

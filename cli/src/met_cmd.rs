@@ -6,6 +6,7 @@ use clap::Args;
 use serde_json::{json, Value};
 use sheshbesh_engine::cube::match_cube::{self, generate_from};
 use sheshbesh_engine::cube::met::{Met, Score};
+use sheshbesh_engine::formats::files::read_text;
 use sheshbesh_engine::formats::files::write_atomic;
 use sheshbesh_engine::rollout::met_rollout::{assemble, openings, rollout_opening, Opening};
 
@@ -23,8 +24,8 @@ pub struct MetArgs {
     /// A-away, the opponent B-away (e.g. 3,5).
     #[arg(long)]
     pub score: Option<String>,
-    /// Cube value for --score.
-    #[arg(long, default_value_t = 1)]
+    /// Cube value for --score: a power of two from 1 to 4096.
+    #[arg(long, default_value_t = 1, value_parser = cube_arg)]
     pub cube: u32,
     /// Generate a table from our own engine: gammon rates from the net's
     /// evaluation of the opening, a live-cube model with cube efficiency
@@ -118,7 +119,7 @@ fn rollout_table(a: &MetArgs) -> Result<Option<(Met, f32)>> {
     };
     let mut cells: Vec<Cell> = Vec::new();
     if cells_path.exists() {
-        let text = std::fs::read_to_string(&cells_path).with_context(|| {
+        let text = read_text(&cells_path).with_context(|| {
             format!(
                 "bad progress file \"{}\": cannot read",
                 cells_path.display()
@@ -237,12 +238,20 @@ fn rollout_table(a: &MetArgs) -> Result<Option<(Met, f32)>> {
 }
 
 /// Runs `sheshbesh met`; `Ok(false)` when Ctrl-C stopped a rollout.
+/// `--cube`: a cube's value is a power of two (1 to 4096, as gnubg's).
+pub fn cube_arg(s: &str) -> std::result::Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(c) if c.is_power_of_two() && c <= 4096 => Ok(c),
+        _ => Err("give a power of two from 1 to 4096".into()),
+    }
+}
+
 /// A table file (gnubg's MET XML), or Kazaross-XG2.
 pub fn load_table(path: Option<&std::path::Path>) -> Result<std::borrow::Cow<'static, Met>> {
     let Some(path) = path else {
         return Ok(std::borrow::Cow::Borrowed(Met::kazaross_xg2()));
     };
-    let text = std::fs::read_to_string(path)
+    let text = read_text(path)
         .with_context(|| format!("bad table \"{}\": cannot read", path.display()))?;
     let met = Met::from_xml(&text).with_context(|| format!("bad table \"{}\"", path.display()))?;
     Ok(std::borrow::Cow::Owned(met))

@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
 use std::sync::Arc;
 
+use sheshbesh_engine::formats::files::read_bounded;
 use sheshbesh_engine::{evaluation::bearoff, evaluation::weights};
 
 /// The shipped weights (see `weights/README.md` for how they were made).
@@ -16,7 +17,7 @@ static SHIPPED: &[u8] = include_bytes!("../../weights/sheshbesh.weights");
 pub fn load(path: Option<&Path>) -> Result<NetEvaluator> {
     let (bytes, name) = match path {
         Some(p) => (
-            std::fs::read(p)
+            read_bounded(p, weights::FILE_LIMIT)
                 .with_context(|| format!("bad weights \"{}\": cannot read", p.display()))?,
             p.display().to_string(),
         ),

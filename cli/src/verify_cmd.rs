@@ -3,6 +3,7 @@
 
 use anyhow::{Context, Result};
 use serde_json::json;
+use sheshbesh_engine::formats::files::read_text;
 use sheshbesh_engine::formats::matfile;
 use sheshbesh_engine::play::verifiable_dice::{check_commitment, check_match, VerifyError};
 
@@ -53,7 +54,7 @@ pub fn run(args: VerifyArgs) -> Result<bool> {
         report(true, None, None);
         return Ok(true);
     };
-    let text = std::fs::read_to_string(path)
+    let text = read_text(path)
         .with_context(|| format!("bad match file \"{}\": cannot read", path.display()))?;
     let file =
         matfile::parse(&text).with_context(|| format!("bad match file \"{}\"", path.display()))?;

@@ -88,6 +88,9 @@ fn bad_input_is_one_line_exit_2_and_no_stdout() {
             "XGID=-b----E-C---eE---c-e----B-:0:0:1:77:0:0:0:0:10",
         ],
         &["moves", "start"],
+        &["met", "--score", "2,4", "--cube", "0"],
+        &["met", "--score", "2,4", "--cube", "3"],
+        &["hint", "start", "31", "--weights", "/dev/zero"],
     ] {
         let (code, out, err) = sheshbesh(args);
         assert_eq!(code, 2, "{args:?}");
@@ -722,10 +725,20 @@ fn annotate_bad_input_names_file_and_line() {
         "3 point match\n Game 1\n a : 0   b : 0\n  1) 77: 13/6\n",
     )
     .unwrap();
+    // A file that fails is exit status 1, with or without --json.
     let (code, _, err) = sheshbesh(&["annotate", f.to_str().unwrap(), "--ply", "0"]);
-    assert_eq!(code, 2);
+    assert_eq!(code, 1);
     assert!(err.contains("bad.mat") && err.contains("line 4"), "{err}");
-    let (code, _, _) = sheshbesh(&["annotate", dir.join("missing.mat").to_str().unwrap()]);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let missing = dir.join("missing.mat");
+    for json in [false, true] {
+        let mut args = vec!["annotate", missing.to_str().unwrap()];
+        args.extend(json.then_some("--json"));
+        let (code, _, err) = sheshbesh(&args);
+        assert_eq!(code, 1, "{args:?}: {err}");
+    }
+    // A bad flag is bad input: exit status 2.
+    let (code, _, _) = sheshbesh(&["annotate", f.to_str().unwrap(), "--ply", "9"]);
     assert_eq!(code, 2);
 }
 
@@ -746,7 +759,7 @@ fn annotate_every_real_match_file() {
     assert_eq!(files.len(), 23);
     // Named on the command line, a file is read whatever it looks like.
     let (code, _, err) = sheshbesh(&["annotate", dir.join("SOURCES.txt").to_str().unwrap()]);
-    assert_eq!(code, 2);
+    assert_eq!(code, 1);
     assert!(err.contains("line "), "{err}");
 }
 

@@ -1,14 +1,13 @@
 //! Checkpoints: weights files written atomically, with the training state
 //! in their provenance so a run resumes where it stopped.
 
-use std::fs;
 use std::path::Path;
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
 use sheshbesh_engine::evaluation::weights;
-use sheshbesh_engine::formats::files::write_atomic;
+use sheshbesh_engine::formats::files::{read_bounded, write_atomic};
 
 /// What a checkpoint records besides the nets.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -68,7 +67,8 @@ pub fn save(path: &Path, ev: &NetEvaluator, prov: &Provenance) -> Result<()> {
 /// record that cannot be read is refused rather than silently dropped,
 /// which would restart the game count of a resumed run.
 pub fn load(path: &Path) -> Result<(NetEvaluator, Option<Provenance>)> {
-    let bytes = fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = read_bounded(path, weights::FILE_LIMIT)
+        .with_context(|| format!("reading {}", path.display()))?;
     let set = weights::decode(&bytes).with_context(|| format!("loading {}", path.display()))?;
     let ev = NetEvaluator::from_weights(&set).with_context(|| format!("{}", path.display()))?;
     if set.provenance.trim().is_empty() {
@@ -87,6 +87,7 @@ pub fn load(path: &Path) -> Result<(NetEvaluator, Option<Provenance>)> {
 mod tests {
     use super::*;
     use sheshbesh_engine::evaluation::inputs::Layout;
+    use std::fs;
 
     #[test]
     fn an_unreadable_training_record_is_refused_and_a_missing_one_is_none() {

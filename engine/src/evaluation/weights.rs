@@ -155,6 +155,11 @@ fn config() -> impl bincode::config::Config {
 /// abort the process when a damaged length field claims more.
 const READ_LIMIT: usize = 64 << 20;
 
+/// The longest weights file read from disk
+/// ([`crate::formats::files::read_bounded`]): nothing it could hold
+/// would pass [`READ_LIMIT`].
+pub const FILE_LIMIT: u64 = READ_LIMIT as u64;
+
 /// [`config`] for reading: every length a file states is checked against
 /// [`READ_LIMIT`] before anything is allocated.
 fn read_config() -> impl bincode::config::Config {

@@ -1,7 +1,9 @@
-//! The one way the project writes a file: whole or not at all.
+//! The one way the project writes a file (whole or not at all) and the
+//! one way it reads one (up to a size, so that `/dev/zero` or a wrong
+//! path to a huge file is refused instead of read without end).
 
 use std::fs;
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 /// The temporary file `write_atomic` writes before its rename: a hidden
@@ -50,9 +52,57 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     })
 }
 
+/// Reads the whole of `path` when it holds at most `limit` bytes; a
+/// longer file or an endless one (a device, a pipe) is refused after
+/// `limit + 1` bytes. Errors name the file.
+pub fn read_bounded(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    fs::File::open(path)
+        .and_then(|f| f.take(limit.saturating_add(1)).read_to_end(&mut bytes))
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    if bytes.len() as u64 > limit {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{}: longer than {limit} bytes", path.display()),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// The most a match file, a table or a progress file may hold: the
+/// longest real match files are well under a megabyte.
+pub const TEXT_LIMIT: u64 = 64 << 20;
+
+/// [`read_bounded`] at [`TEXT_LIMIT`], as UTF-8 text.
+pub fn read_text(path: &Path) -> io::Result<String> {
+    String::from_utf8(read_bounded(path, TEXT_LIMIT)?).map_err(|e| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{}: not UTF-8 text: {e}", path.display()),
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_are_bounded() {
+        let dir = std::env::temp_dir().join(format!("sheshbesh-read-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("ten");
+        fs::write(&p, b"0123456789").unwrap();
+        assert_eq!(read_bounded(&p, 10).unwrap(), b"0123456789");
+        let e = read_bounded(&p, 9).unwrap_err();
+        assert!(e.to_string().contains("longer than 9 bytes"), "{e}");
+        if Path::new("/dev/zero").exists() {
+            assert!(read_bounded(Path::new("/dev/zero"), 1 << 20).is_err());
+        }
+        let e = read_bounded(&dir.join("missing"), 9).unwrap_err();
+        assert!(e.to_string().contains("missing"), "{e}");
+        fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn writes_whole_files_and_leaves_no_temporary() {
