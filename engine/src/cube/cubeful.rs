@@ -25,8 +25,9 @@ use rayon::prelude::*;
 use crate::cube::money::{self, CubeDecision, MoneyCube, Owner};
 use crate::evaluation::evaluator::{candidate_values, final_result, Evaluator};
 use crate::evaluation::probs::Probs;
+use crate::evaluation::pubeval;
 use crate::rules::dice::Dice;
-use crate::rules::movegen::{generate, MoveList};
+use crate::rules::movegen::{generate, Candidate, MoveList};
 use crate::rules::position::Position;
 use crate::search::ply::{shortlist_scores, MoveFilter, RankedMove};
 
@@ -206,6 +207,34 @@ fn values<E: Evaluator + ?Sized, C: CubeView>(
     (v, probs)
 }
 
+/// Plays per roll an inner node of the search values with the net: the
+/// best few by pubeval's linear score, as gnubg's pruning nets keep few at
+/// its inner plies. The net's time is most of a search's. Against valuing
+/// every play, on positions from real matches: 2-ply hints chose the same
+/// play on 499 of 500 at 12 (289 of 300 at 8) and ran 2.9 times faster,
+/// 3-ply hints on 100 of 100.
+pub const INNER_SHORTLIST: usize = 12;
+
+/// The plays of a roll an inner node values: every one when there are at
+/// most [`INNER_SHORTLIST`], else the best by pubeval (the first of equal
+/// scores), in their order of generation.
+fn shortlist(cands: &[Candidate], race: bool) -> Vec<Candidate> {
+    if cands.len() <= INNER_SHORTLIST {
+        return cands.to_vec();
+    }
+    let mut scored: Vec<(f32, usize)> = cands
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (pubeval::score(&c.position, race), i))
+        .collect();
+    scored.select_nth_unstable_by(INNER_SHORTLIST - 1, |a, b| {
+        b.0.total_cmp(&a.0).then(a.1.cmp(&b.1))
+    });
+    let mut keep: Vec<usize> = scored[..INNER_SHORTLIST].iter().map(|x| x.1).collect();
+    keep.sort_unstable();
+    keep.into_iter().map(|i| cands[i]).collect()
+}
+
 /// The no-double value `ply` plies deep for each of `cubes`: the mean over
 /// the rolls of the best play's value to the player on roll; and the
 /// probabilities of the line searched for the first cube.
@@ -215,10 +244,12 @@ fn no_double<E: Evaluator + ?Sized, C: CubeView>(
     cubes: &[C],
     ply: u32,
 ) -> (Vec<f32>, Probs) {
+    let race = !pos.is_contact();
     let per_roll = |dice: Dice| -> (Vec<f32>, Probs) {
         let (mut list, mut played) = (MoveList::new(), Vec::new());
         generate(pos, dice, &mut list);
-        candidate_values(ev, list.as_slice(), &mut played);
+        let kept = shortlist(list.as_slice(), race);
+        candidate_values(ev, &kept, &mut played);
         let w = dice.weight() as f32 / 36.0;
         let best: Vec<usize> = cubes
             .iter()
@@ -243,7 +274,7 @@ fn no_double<E: Evaluator + ?Sized, C: CubeView>(
             for &j in &group {
                 done[j] = true;
             }
-            let after = list.as_slice()[best[k]].position;
+            let after = kept[best[k]].position;
             let (child_values, line) = match final_result(&after) {
                 Some(p) => {
                     for &j in &group {
@@ -465,6 +496,29 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn inner_nodes_keep_pubeval_s_best_plays_in_order() {
+        let pos = Position::start();
+        let mut list = MoveList::new();
+        generate(&pos, Dice::new(2, 2).unwrap(), &mut list);
+        let all = list.as_slice();
+        assert!(all.len() > INNER_SHORTLIST);
+        let kept = shortlist(all, false);
+        assert_eq!(kept.len(), INNER_SHORTLIST);
+        let score = |c: &Candidate| pubeval::score(&c.position, false);
+        let worst_kept = kept.iter().map(score).fold(f32::INFINITY, f32::min);
+        let left: Vec<&Candidate> = all.iter().filter(|c| !kept.contains(c)).collect();
+        assert!(left.iter().all(|c| score(c) <= worst_kept));
+        // In the order they were generated.
+        let at = |c: &Candidate| all.iter().position(|a| a == c).unwrap();
+        assert!(kept.windows(2).all(|w| at(&w[0]) < at(&w[1])));
+        // A roll with few plays keeps them all.
+        generate(&pos, Dice::new(5, 4).unwrap(), &mut list);
+        let few = list.as_slice().to_vec();
+        assert!(few.len() <= INNER_SHORTLIST);
+        assert_eq!(shortlist(&few, false), few);
     }
 
     #[test]
