@@ -48,6 +48,13 @@ pub fn run(args: &PlayArgs, n: usize) -> Result<()> {
     if args.games == 0 && !seats_of(args, n).contains(&Occupant::Human) {
         anyhow::bail!("bad --games: a chouette of engines only needs --games N");
     }
+    if args.names.len() > n {
+        anyhow::bail!(
+            "bad --names \"{}\": give at most {n}, one per player",
+            args.names.join(",")
+        );
+    }
+    crate::table::check_names(&args.names)?;
     let ev = crate::nets::load(args.weights.as_deref())?;
     let stdin = std::io::stdin();
     let mut console = Console::new(stdin.lock(), std::io::stdout());

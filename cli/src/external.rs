@@ -20,6 +20,7 @@
 use std::io::{BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -51,6 +52,10 @@ pub struct ExternalArgs {
     pub weights: Option<PathBuf>,
 }
 
+/// The most clients served at once: gnubg needs two (one per external
+/// player); without a bound, each connection is a thread.
+const MAX_CLIENTS: usize = 16;
+
 /// Listens and serves clients until interrupted (or after one, `--once`).
 pub fn run(args: ExternalArgs) -> Result<()> {
     let ev = crate::nets::load(args.weights.as_deref())?;
@@ -69,15 +74,26 @@ pub fn run(args: ExternalArgs) -> Result<()> {
         None => None,
     };
     // Each client on its own thread: gnubg opens one connection per
-    // external player, and both of its players may be this engine.
+    // external player, and both of its players may be this engine. At
+    // most MAX_CLIENTS at once: one more is told so and closed.
+    let clients = AtomicUsize::new(0);
     std::thread::scope(|scope| -> Result<()> {
         for stream in listener.incoming() {
-            let stream = stream?;
-            let (ev, log) = (&ev, log.as_ref());
+            let mut stream = stream?;
+            if clients.load(Ordering::SeqCst) >= MAX_CLIENTS {
+                let _ = writeln!(
+                    stream,
+                    "Error: {MAX_CLIENTS} clients are connected; try again later"
+                );
+                continue;
+            }
+            clients.fetch_add(1, Ordering::SeqCst);
+            let (ev, log, clients) = (&ev, log.as_ref(), &clients);
             let handle = scope.spawn(move || {
                 if let Err(e) = serve(ev, args.ply, stream, log) {
                     eprintln!("sheshbesh external: connection ended: {e:#}");
                 }
+                clients.fetch_sub(1, Ordering::SeqCst);
             });
             if args.once {
                 let _ = handle.join();

@@ -19,6 +19,7 @@
 
 mod annotate_cmd;
 pub mod api;
+mod args;
 mod board;
 mod chouette_cmd;
 mod commands;

@@ -27,6 +27,13 @@ pub fn run(args: PlayArgs) -> Result<()> {
     if args.players.len() != 2 {
         bail!("bad --players: give two seats, as engine,human");
     }
+    if args.names.len() > 2 {
+        bail!(
+            "bad --names \"{}\": give at most two, player 0's and player 1's",
+            args.names.join(",")
+        );
+    }
+    crate::table::check_names(&args.names)?;
     if args.length == 0 && args.games == 0 && !args.players.contains(&Occupant::Human) {
         bail!("bad --games: a money session between engines needs --games N (or --match N)");
     }

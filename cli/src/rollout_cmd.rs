@@ -74,7 +74,7 @@ pub struct RolloutOptions {
     #[arg(long)]
     pub level: Option<String>,
     /// Stop when the reported equity's standard error falls below this.
-    #[arg(long, value_parser = positive)]
+    #[arg(long, value_parser = crate::args::positive)]
     pub target_se: Option<f32>,
     /// Turn off luck adjustment (variance reduction).
     #[arg(long)]
@@ -543,13 +543,5 @@ fn thread_count(s: &str) -> std::result::Result<usize, String> {
     match s.parse::<usize>() {
         Ok(t) if (1..=MAX_THREADS).contains(&t) => Ok(t),
         _ => Err(format!("give 1 to {MAX_THREADS}")),
-    }
-}
-
-/// A positive, finite number (`--target-se`).
-fn positive(s: &str) -> std::result::Result<f32, String> {
-    match s.parse::<f32>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-        _ => Err("give a positive number".into()),
     }
 }

@@ -97,6 +97,21 @@ pub struct PlayArgs {
     pub weights: Option<PathBuf>,
 }
 
+/// Refuses a player name the saved `.mat` could not keep apart from its
+/// neighbours: one with a line break or other control character, or
+/// with " : " (which separates the two names of a game's score line).
+pub fn check_names(names: &[String]) -> anyhow::Result<()> {
+    for n in names {
+        if n.trim().is_empty() || n.chars().any(char::is_control) || n.contains(" : ") {
+            anyhow::bail!(
+                "bad --names \"{}\": a name is some text without line breaks or \" : \"",
+                n.escape_debug()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Reads `--level` by the engine's names of its levels.
 fn parse_level(s: &str) -> Result<Level, String> {
     Level::from_name(s).ok_or_else(|| {

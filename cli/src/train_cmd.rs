@@ -65,22 +65,22 @@ pub struct SelfplayArgs {
     pub out: TrainOutput,
     /// Train until this many self-play games in total (earlier sessions'
     /// games count).
-    #[arg(long, default_value_t = 100_000)]
+    #[arg(long, default_value_t = 100_000, value_parser = crate::args::count)]
     pub games: u64,
     /// Seed of the initial weights and the dice.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// TD lambda (0: one-step TD; 1: learn from the game's result alone).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = crate::args::unit_interval)]
     pub lambda: f32,
     /// Learning rate at the start.
-    #[arg(long, default_value_t = 0.02)]
+    #[arg(long, default_value_t = 0.02, value_parser = crate::args::positive)]
     pub alpha: f32,
     /// Learning rate it decays to.
-    #[arg(long, default_value_t = 0.002)]
+    #[arg(long, default_value_t = 0.002, value_parser = crate::args::positive)]
     pub alpha_end: f32,
     /// Games over which the learning rate's excess over --alpha-end halves.
-    #[arg(long, default_value_t = 200_000.0)]
+    #[arg(long, default_value_t = 200_000.0, value_parser = crate::args::positive_f64)]
     pub half_life: f64,
     /// Hidden units of the contact net (new runs; a multiple of 32 up to
     /// 512).
@@ -98,13 +98,13 @@ pub struct SelfplayArgs {
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(2..=3))]
     pub layout: u32,
     /// Independent game streams per round (fixes the result; threads do not).
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
     pub shards: usize,
     /// Games per stream per round.
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 16, value_parser = crate::args::count)]
     pub round_games: u64,
     /// Games between checkpoints.
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = 10_000, value_parser = crate::args::count)]
     pub checkpoint_every: u64,
     /// Games between strength checks against pubeval and the previous check
     /// (0: none).
@@ -137,20 +137,20 @@ pub struct ExpertArgs {
     #[arg(long, default_value_t = 1, value_parser = crate::position_cmd::ply_arg)]
     pub ply: u32,
     /// Rounds of sample, label and fit.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = crate::args::count)]
     pub rounds: u64,
     /// Positions sampled per round.
-    #[arg(long, default_value_t = 200_000)]
+    #[arg(long, default_value_t = 200_000, value_parser = crate::args::count_usize)]
     pub positions: usize,
     /// Passes over each round's labels (0: label only, fit nothing).
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = crate::args::count_usize)]
     pub epochs: usize,
     /// Learning rate of the fit's first pass.
-    #[arg(long, default_value_t = 0.003)]
+    #[arg(long, default_value_t = 0.003, value_parser = crate::args::positive)]
     pub alpha: f32,
     /// Learning rate of the fit's last pass (falls geometrically from
     /// --alpha; default: the same).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::args::positive)]
     pub alpha_end: Option<f32>,
     /// Fit by Adam on batches of this many labels (0: plain descent, one
     /// label at a time; Adam suits rates such as 0.0003). Decisions are
@@ -159,11 +159,11 @@ pub struct ExpertArgs {
     pub batch: usize,
     /// Softmax temperature of the decision fit, in equity: plays closer
     /// than this are nearly a toss-up to the fit.
-    #[arg(long, default_value_t = 0.02)]
+    #[arg(long, default_value_t = 0.02, value_parser = crate::args::positive)]
     pub temperature: f32,
     /// Weight of the decision fit's pull back to the nets' own 0-ply
     /// outputs (keeps their values where the choices were right).
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, value_parser = crate::args::non_negative)]
     pub anchor: f32,
     /// Label with this weights file's search instead of the checkpoint's
     /// own (e.g. an ensemble teaching a single net).

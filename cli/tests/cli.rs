@@ -906,6 +906,10 @@ fn play_refuses_bad_options_before_printing_anything() {
         &["play", "--chouette", "2"][..],
         &["play", "--seed", "zz"][..],
         &["play", "--players", "human"][..],
+        &["play", "--names", "a,b,c"][..],
+        &["play", "--names", "a : b,c"][..],
+        &["play", "--names", "a\nb"][..],
+        &["play", "--chouette", "3", "--names", "a,b,c,d"][..],
     ] {
         let (code, out, err) = sheshbesh(args);
         assert_eq!(code, 2, "{args:?}: {err}");

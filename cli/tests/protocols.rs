@@ -277,3 +277,42 @@ fn both_of_gnubgs_players_can_be_the_external_engine() {
     let _ = server.child.kill();
     assert!(text.contains("has won the match"), "{text}");
 }
+
+#[test]
+fn the_external_player_serves_a_bounded_number_of_clients() {
+    use std::net::TcpStream;
+    let mut server = Engine::start(&["external", "--listen", "127.0.0.1:0", "--ply", "0"]);
+    let banner = server.line();
+    let addr = banner.strip_prefix("listening on ").unwrap().to_string();
+    // Sixteen clients are served, each answered.
+    let mut held = Vec::new();
+    for _ in 0..16 {
+        let mut c = TcpStream::connect(&addr).unwrap();
+        writeln!(c, "nonsense").unwrap();
+        let mut r = BufReader::new(c.try_clone().unwrap());
+        let mut answer = String::new();
+        r.read_line(&mut answer).unwrap();
+        assert!(!answer.is_empty());
+        held.push(c);
+    }
+    // The seventeenth is told so and closed.
+    let c = TcpStream::connect(&addr).unwrap();
+    let mut r = BufReader::new(c);
+    let mut answer = String::new();
+    r.read_line(&mut answer).unwrap();
+    assert!(answer.starts_with("Error: 16 clients"), "{answer}");
+    let mut rest = String::new();
+    assert_eq!(r.read_line(&mut rest).unwrap(), 0, "closed: {rest}");
+    // One leaves, and a new client is served again.
+    drop(held.pop());
+    let again = (0..50).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let mut c = TcpStream::connect(&addr).unwrap();
+        writeln!(c, "nonsense").unwrap();
+        let mut answer = String::new();
+        BufReader::new(c).read_line(&mut answer).unwrap();
+        !answer.starts_with("Error: 16 clients")
+    });
+    assert!(again);
+    let _ = server.child.kill();
+}
