@@ -23,7 +23,6 @@ Usage:
 """
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -31,9 +30,8 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-MATCHES = os.path.join(ROOT, "data", "matches")
+from match_play_gnubg import MATCHES, ROOT, decisions
+
 DEFAULT_FILES = [
     "05_galaxy_5pt_match2430002.mat",
     "07_galaxy_7pt_match7663225.mat",
@@ -41,17 +39,6 @@ DEFAULT_FILES = [
     "16_bgstudio_13pt_Llabba-grahamd.mat",
 ]
 MARK = b"Setting GNUbg ID"
-
-
-def decisions(binary, files, limit):
-    out = []
-    for f in files:
-        v = json.loads(subprocess.run(
-            [binary, "annotate", f, "--ply", "0", "--json", "--quiet"],
-            capture_output=True, text=True, check=True).stdout)
-        out += [(d["position_id"], d["match_id"], d["dice"])
-                for d in v["decisions"] if d["kind"] == "checker"]
-    return out[:limit]
 
 
 def timed_lines(cmd, stdin_bytes, marker, env=None):

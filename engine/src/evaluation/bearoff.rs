@@ -18,8 +18,9 @@
 //! positions densely, fewer checkers first.
 //!
 //! [`Bearoff::to_bytes`] stores both compactly (u16 fixed point, only the
-//! non-zero range of each distribution); building takes a few seconds, so
-//! callers cache the bytes in a file ([`load_or_build`]).
+//! non-zero range of each distribution) with a SHA-256 checksum; building
+//! takes a few seconds, so callers cache the bytes in a file
+//! ([`load_or_build`]), which is built again when it fails its checks.
 
 use std::path::Path;
 
@@ -29,6 +30,7 @@ use crate::evaluation::probs::Probs;
 use crate::rules::dice::Dice;
 use crate::rules::movegen::{generate, MoveList};
 use crate::rules::position::{Checkers, Position};
+use sha2::{Digest, Sha256};
 
 /// Positions of up to 15 checkers on 6 points: C(21, 6).
 pub const ONE_SIDED: usize = 54_264;
@@ -41,7 +43,10 @@ pub const TWO_SIDED: usize = 924;
 pub const MAX_TURNS: usize = 32;
 
 const MAGIC: &[u8; 8] = b"SHBEAROF";
-const FORMAT: u32 = 1;
+/// 2: the bytes end with the SHA-256 of all before them.
+const FORMAT: u32 = 2;
+/// Bytes of the checksum at the end.
+const DIGEST: usize = 32;
 
 fn binom(n: u32, k: u32) -> u32 {
     if k > n {
@@ -245,10 +250,14 @@ impl Bearoff {
         for &w in &self.two_sided {
             out.extend(w.to_le_bytes());
         }
+        let digest = Sha256::digest(&out);
+        out.extend_from_slice(&digest);
         out
     }
 
-    /// Reads [`Self::to_bytes`]'s form, checking its structure.
+    /// Reads [`Self::to_bytes`]'s form, checking its checksum (a cache
+    /// damaged on disk would otherwise turn wins into losses) and its
+    /// structure.
     pub fn from_bytes(bytes: &[u8]) -> Result<Bearoff, String> {
         if bytes.len() < 12 || &bytes[..8] != MAGIC {
             return Err("not a bear-off database (bad magic bytes)".into());
@@ -258,6 +267,13 @@ impl Bearoff {
             return Err(format!(
                 "bear-off database format {format}, this build reads {FORMAT}"
             ));
+        }
+        if bytes.len() < 12 + DIGEST {
+            return Err("bear-off database is truncated".into());
+        }
+        let (bytes, digest) = bytes.split_at(bytes.len() - DIGEST);
+        if Sha256::digest(bytes).as_slice() != digest {
+            return Err("bear-off database fails its checksum".into());
         }
         let mut at = 12;
         let mut take = |n: usize| -> Result<&[u8], String> {
@@ -355,7 +371,7 @@ fn build_two_sided(positions: &[Checkers]) -> Vec<u16> {
 
 /// Where the databases are cached: `$SHESHBESH_CACHE_DIR`, else
 /// `$XDG_CACHE_HOME/sheshbesh`, else `~/.cache/sheshbesh`, else the
-/// system's temporary folder; file `bearoff-v1.bin`.
+/// system's temporary folder; file `bearoff-v2.bin` (the format's number).
 pub fn default_path() -> std::path::PathBuf {
     let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
     let dir = env("SHESHBESH_CACHE_DIR")
@@ -367,9 +383,11 @@ pub fn default_path() -> std::path::PathBuf {
 }
 
 /// Loads the databases from `path`, or builds them and writes `path`
-/// (atomically, through a temporary file) for the next run.
+/// (atomically, through a temporary file) for the next run: also when
+/// the file fails its checksum or structure, or is longer than any
+/// database (a few megabytes).
 pub fn load_or_build(path: &Path) -> std::io::Result<Bearoff> {
-    if let Ok(bytes) = std::fs::read(path) {
+    if let Ok(bytes) = crate::formats::files::read_bounded(path, 64 << 20) {
         if let Ok(db) = Bearoff::from_bytes(&bytes) {
             return Ok(db);
         }
@@ -460,5 +478,27 @@ mod tests {
         assert!(p.win() < 1e-6);
         assert!((p.0[3] - 19.0 / 36.0).abs() < 1e-4, "{p:?}");
         assert!(Bearoff::from_bytes(&db.to_bytes()[..1000]).is_err());
+        // A cache zeroed in part (a disk's damage) fails its checksum,
+        // and load_or_build builds the databases again over it.
+        let mut bytes = db.to_bytes();
+        let mid = bytes.len() / 2;
+        bytes[mid..mid + 4096].fill(0);
+        let e = Bearoff::from_bytes(&bytes).unwrap_err();
+        assert!(e.contains("checksum"), "{e}");
+        let dir = std::env::temp_dir().join(format!("sheshbesh-bearoff-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("bearoff.bin");
+        std::fs::write(&path, &bytes).unwrap();
+        let rebuilt = load_or_build(&path).unwrap();
+        assert_eq!(rebuilt.probs(&pos_far()), db.probs(&pos_far()));
+        assert!(Bearoff::from_bytes(&std::fs::read(&path).unwrap()).is_ok());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn pos_far() -> Position {
+        Position {
+            me: side(&[(6, 5), (5, 5), (4, 5)]),
+            opp: side(&[(3, 5), (2, 5), (1, 5)]),
+        }
     }
 }
