@@ -17,7 +17,8 @@
 //! each roll's plays and their evaluations, the costly part, so pricing
 //! the doubled cube beside the current one costs little more than a
 //! cubeless search. Plays inside the search are chosen by their cubeless
-//! 0-ply value at each cube, as gnubg's move filters do at the inner
+//! 0-ply value at each cube among pubeval's best [`INNER_SHORTLIST`] of
+//! the roll, as gnubg's pruning nets and move filters do at its inner
 //! plies.
 
 use rayon::prelude::*;

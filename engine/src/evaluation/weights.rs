@@ -156,8 +156,8 @@ fn config() -> impl bincode::config::Config {
 const READ_LIMIT: usize = 64 << 20;
 
 /// The longest weights file read from disk
-/// ([`crate::formats::files::read_bounded`]): nothing it could hold
-/// would pass [`READ_LIMIT`].
+/// ([`crate::formats::files::read_bounded`]): no longer file could be
+/// one, as the reader refuses any length above this many bytes.
 pub const FILE_LIMIT: u64 = READ_LIMIT as u64;
 
 /// [`config`] for reading: every length a file states is checked against
