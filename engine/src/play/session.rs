@@ -3,7 +3,7 @@
 //! with takes, drops and beavers, resignations, scoring (Jacoby, backgammon
 //! counting two) and the Crawford rule; and its record as a `.mat` file.
 //!
-//! It is a state machine: [`Session::phase`] says who must do what, and
+//! It is a state machine: [`Session::awaiting`] says who must do what, and
 //! each action checks it is the one due. Front ends (`sheshbesh play`, the
 //! chouette) drive it with the choices of people or of [`crate::play::agent`].
 
