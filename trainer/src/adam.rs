@@ -82,7 +82,7 @@ struct NetFit {
 impl BatchFit {
     /// Adds the gradient of the cross-entropy between the outputs for `x`
     /// and `target` to the batch of the net that evaluates `phase`; returns
-    /// the outputs ([`Net::backward`]).
+    /// the outputs ([`crate::backprop::backward`]).
     pub fn backward(
         &mut self,
         ev: &mut NetEvaluator,

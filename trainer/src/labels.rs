@@ -283,7 +283,7 @@ fn examples_text(examples: &[Example]) -> String {
     text
 }
 
-/// Writes labelled examples atomically, one per line ([`examples_text`]).
+/// Writes labelled examples atomically, one per line (as `examples_text` writes them).
 pub fn save_examples(path: &Path, examples: &[Example]) -> Result<()> {
     save_labels(path, &examples_text(examples))
 }
