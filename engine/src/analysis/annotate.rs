@@ -439,17 +439,16 @@ impl<E: Evaluator + ?Sized> GameRun<'_, E> {
         });
     }
 
-    /// Ranks the plays of a roll and judges the one played.
+    /// Ranks the plays of a roll for the player on roll of `state` and
+    /// judges the one played.
     fn checker(
         &mut self,
         pos: &Position,
         state: &MatchState,
-        me: Player,
         dice: Dice,
         played: &Candidate,
     ) -> Result<Option<(f32, Vec<Alternative>, usize)>, MetError> {
         let (ply, equity) = (self.settings.ply, self.settings.checker);
-        debug_assert_eq!(state.on_roll, me);
         let ranked = rank_plays(self.ev, pos, dice, state, ply, equity)?;
         if ranked.len() <= 1 {
             return Ok(None);
@@ -767,7 +766,7 @@ fn annotate_game<E: Evaluator + ?Sized>(
                 run.out.players[p].luck += luck;
                 run.out.players[p].luck_points += luck * state.cube.value() as f32;
                 if let Some((loss, alternatives, played_index)) =
-                    run.checker(&pos, &state, me, *dice, &played)?
+                    run.checker(&pos, &state, *dice, &played)?
                 {
                     let top = alternatives
                         .iter()

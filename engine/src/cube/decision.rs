@@ -27,33 +27,20 @@ pub fn cube_decision<E: Evaluator + ?Sized>(
     state: &MatchState,
     ply: u32,
 ) -> Result<(Probs, money::CubeDecision), MetError> {
-    let owner = owner_of(state.cube, state.on_roll);
-    if state.is_money() {
-        let mc = MoneyCube {
-            owner,
-            jacoby: state.jacoby,
-            beavers: state.beavers,
-        };
-        return Ok(cubeful::decision(ev, pos, mc, ply));
-    }
-    let x = money::efficiency(pos);
-    let cube_value = u32::try_from(state.cube.value()).unwrap_or(u32::MAX);
-    let (met, score) = (Met::kazaross_xg2(), score_of(state, state.on_roll));
-    met.mwc(score)?;
-    let mc = MatchCube {
-        score,
-        cube: cube_value,
-        owner,
+    let mc = match cube_view(state)? {
+        View::Money(mc) => return Ok(cubeful::decision(ev, pos, mc, ply)),
+        View::Match(mc) => mc,
     };
+    let (met, score, x) = (Met::kazaross_xg2(), mc.score, money::efficiency(pos));
     // The cube played inside the search, as in money play; the take and
     // cash points are the model's at the searched chances.
     let searched =
         (ply > 0).then(|| match_cubeful::no_double_and_double_take(ev, met, pos, mc, ply));
     let probs = searched.map_or_else(|| ev.eval(pos), |s| s.probs);
-    let mut d = match_decision(met, score, cube_value, owner, &probs, x)?;
+    let mut d = match_decision(met, score, mc.cube, mc.owner, &probs, x)?;
     if let Some(s) = searched {
         let dp = met.after(score, mc.cube as i32)?;
-        let (access, may) = cube_access(score, mc.cube, owner);
+        let (access, may) = cube_access(score, mc.cube, mc.owner);
         d.no_double = emg_of(met, score, mc.cube, s.no_double);
         d.double_take = emg_of(met, score, mc.cube, s.double_take);
         d.action = match_action(s.no_double, s.double_take, dp, access, may);
@@ -106,7 +93,10 @@ pub fn rank_plays<E: Evaluator + ?Sized>(
     Ok(match (equity, cube_view(state)?) {
         (PlayEquity::Cubeless, _) => rank_moves(ev, pos, dice, ply, root, valuation(state, me)?),
         (_, View::Money(c)) => cubeful::rank_plays(ev, pos, dice, c, ply, root),
-        (_, View::Match(c)) => cubeful::rank_plays(ev, pos, dice, c, ply, root),
+        (_, View::Match(c)) => {
+            let c = MatchView::new(Met::kazaross_xg2(), c);
+            cubeful::rank_plays(ev, pos, dice, c, ply, root)
+        }
     })
 }
 
@@ -126,15 +116,19 @@ pub fn play_equity<E: Evaluator + ?Sized>(
             v.value(&Ply::new(ev, ply).with_valuation(v).after(after, ply), true)
         }
         (_, View::Money(c)) => c.equity(cubeful::after_play(ev, after, c, ply).0),
-        (_, View::Match(c)) => c.equity(cubeful::after_play(ev, after, c, ply).0),
+        (_, View::Match(c)) => {
+            let c = MatchView::new(Met::kazaross_xg2(), c);
+            c.equity(cubeful::after_play(ev, after, c, ply).0)
+        }
     })
 }
 
 /// The cube of `state` from the player on roll's side, as the cubeful
-/// search prices it.
+/// search prices it (a match cube on Kazaross-XG2, whose score the table
+/// covers).
 enum View {
     Money(MoneyCube),
-    Match(MatchView<'static>),
+    Match(MatchCube),
 }
 
 fn cube_view(state: &MatchState) -> Result<View, MetError> {
@@ -147,14 +141,13 @@ fn cube_view(state: &MatchState) -> Result<View, MetError> {
             beavers: state.beavers,
         }));
     }
-    let met = Met::kazaross_xg2();
     let cube = MatchCube {
         score: score_of(state, me),
         cube: u32::try_from(state.cube.value()).unwrap_or(u32::MAX / 4),
         owner,
     };
-    met.mwc(cube.score)?;
-    Ok(View::Match(MatchView::new(met, cube)))
+    Met::kazaross_xg2().mwc(cube.score)?;
+    Ok(View::Match(cube))
 }
 
 /// The cube as seen by `me`.
