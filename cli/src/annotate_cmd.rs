@@ -15,9 +15,10 @@ use sheshbesh_engine::analysis::annotate::{
 use sheshbesh_engine::cube::decision::{mwc_of_emg, PlayEquity};
 use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
 use sheshbesh_engine::formats::files::{read_bounded, write_atomic, TEXT_LIMIT};
-use sheshbesh_engine::formats::matfile::{self, MatchFile};
+use sheshbesh_engine::formats::matfile::MatchFile;
+use sheshbesh_engine::formats::story;
 use sheshbesh_engine::rules::scoring::WinKind;
-use sheshbesh_engine::{formats::match_id, formats::position_id, formats::sgf, Move, Player};
+use sheshbesh_engine::{formats::match_id, formats::position_id, Move, Player};
 
 use crate::svg;
 
@@ -145,20 +146,11 @@ fn load(path: &Path) -> std::result::Result<MatchFile, String> {
 }
 
 /// Reads a match file's bytes: gnubg SGF (by its extension or its opening
-/// parenthesis) or .mat in any dialect.
+/// parenthesis) or .mat in any dialect, its story checked.
 fn parse(path: &Path, bytes: &[u8]) -> std::result::Result<MatchFile, String> {
     let text = String::from_utf8_lossy(bytes);
-    let is_sgf = path.extension().is_some_and(|e| e == "sgf")
-        || text
-            .trim_start_matches('\u{feff}')
-            .trim_start()
-            .starts_with('(');
-    let parsed = if is_sgf {
-        sgf::parse(&text)
-    } else {
-        matfile::parse(&text)
-    };
-    parsed.map_err(|e| format!("line {}: {}", e.line, e.reason))
+    let sgf = path.extension().is_some_and(|e| e == "sgf");
+    story::read(&text, sgf).map_err(|e| format!("line {}: {}", e.line, e.reason))
 }
 
 /// `sheshbesh annotate`.

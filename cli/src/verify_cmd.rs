@@ -4,7 +4,7 @@
 use anyhow::{Context, Result};
 use serde_json::json;
 use sheshbesh_engine::formats::files::read_text;
-use sheshbesh_engine::formats::matfile;
+use sheshbesh_engine::formats::story;
 use sheshbesh_engine::play::verifiable_dice::{check_commitment, check_match, VerifyError};
 
 /// Options of `sheshbesh verify`.
@@ -56,8 +56,8 @@ pub fn run(args: VerifyArgs) -> Result<bool> {
     };
     let text = read_text(path)
         .with_context(|| format!("bad match file \"{}\": cannot read", path.display()))?;
-    let file =
-        matfile::parse(&text).with_context(|| format!("bad match file \"{}\"", path.display()))?;
+    let file = story::read(&text, false)
+        .with_context(|| format!("bad match file \"{}\"", path.display()))?;
     if let Some(c) = file.tag("DiceCommitment") {
         if !c.eq_ignore_ascii_case(args.commitment.trim()) {
             report(

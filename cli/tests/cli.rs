@@ -1131,6 +1131,52 @@ fn a_chouette_file_verifies_and_annotates() {
 }
 
 #[test]
+fn a_money_session_with_beavers_and_automatic_doubles_annotates_to_its_score() {
+    // Our own saves with the money options read back: the cube that
+    // opening ties doubled is found from each game, and the points add up
+    // to the session's.
+    let dir = scratch("auto-doubles");
+    let mat = dir.join("s.mat");
+    let seed = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+    let (code, out, err) = sheshbesh(&[
+        "play",
+        "--players",
+        "engine,engine",
+        "--games",
+        "12",
+        "--auto-doubles",
+        "2",
+        "--beavers",
+        "--level",
+        "beginner",
+        "--seed",
+        seed,
+        "--save",
+        mat.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let score = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("Score: "))
+        .next_back()
+        .unwrap()
+        .to_string();
+    let points: Vec<u64> = score
+        .split(", ")
+        .map(|side| side.rsplit(' ').next().unwrap().parse().unwrap())
+        .collect();
+    let text = std::fs::read_to_string(&mat).unwrap();
+    assert!(text.contains("Doubles => 4"), "{text}");
+    let (code, json, err) = sheshbesh(&["annotate", mat.to_str().unwrap(), "--ply", "0", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let won: Vec<u64> = (0..2)
+        .map(|p| v["players"][p]["points"].as_u64().unwrap())
+        .collect();
+    assert_eq!(won, points, "{score}");
+}
+
+#[test]
 fn an_interrupted_rollout_prints_its_partial_result_and_exits_130() {
     let child = Command::new(env!("CARGO_BIN_EXE_sheshbesh"))
         .args([

@@ -16,12 +16,13 @@ use crate::cube::decision::{
 use crate::cube::met::MetError;
 use crate::cube::money::{self, Owner};
 use crate::evaluation::evaluator::{candidate_values, Evaluator};
-use crate::formats::matfile::{Action, MatError, MatchFile, Replay};
+use crate::formats::matfile::{Action, MatError, MatchFile};
+use crate::formats::story::{self, Answer, Step, Walk};
 use crate::rules::dice::Dice;
-use crate::rules::match_state::{MatchState, Player};
+use crate::rules::match_state::{CubeState, MatchState, Player};
 use crate::rules::movegen::{generate, Candidate, MoveList};
 use crate::rules::position::Position;
-use crate::rules::scoring::{win_kind, WinKind};
+use crate::rules::scoring::{GameResult, Rules, WinKind};
 use rayon::prelude::*;
 
 /// Thresholds of the marks, in EMG (gnubg 1.07's defaults).
@@ -416,24 +417,23 @@ impl<E: Evaluator + ?Sized> GameRun<'_, E> {
     fn finish(
         &mut self,
         game: u32,
-        winner: usize,
-        kind: WinKind,
-        cube: u64,
+        result: &GameResult,
+        cube: CubeState,
         dropped: bool,
         resigned: bool,
     ) {
-        let points = cube
-            * match kind {
-                WinKind::Single => 1,
-                WinKind::Gammon => 2,
-                WinKind::Backgammon => 3,
-            };
-        self.out.players[winner].points += points;
+        let winner = result.winner.index();
+        self.out.players[winner].points += result.points;
         self.out.results.push(GameOutcome {
             game,
             winner,
-            points,
-            kind,
+            points: result.points,
+            // A gammon that scores single (Jacoby) is reported as single.
+            kind: if result.points == cube.value() {
+                WinKind::Single
+            } else {
+                result.kind
+            },
             dropped,
             resigned,
         });
@@ -499,10 +499,6 @@ pub fn annotate<E: Evaluator + ?Sized>(
     ev: &E,
     settings: &Settings,
 ) -> Result<Annotation, AnnotateError> {
-    let yes = |k: &str| m.tag(k).is_some_and(|v| v.eq_ignore_ascii_case("on"));
-    let crawford_off = m
-        .tag("Crawford")
-        .is_some_and(|v| v.eq_ignore_ascii_case("off"));
     let names = m.games.first().map(|g| g.names.clone()).unwrap_or_default();
     let mut out = Annotation {
         length: m.length,
@@ -520,36 +516,12 @@ pub fn annotate<E: Evaluator + ?Sized>(
         games: 0,
         results: Vec::new(),
     };
-    // Scores and the Crawford game come from the game headers, so games
-    // are independent: they are analysed in parallel and merged in order.
-    let mut crawford_seen = false;
-    let mut jobs = Vec::new();
-    for game in &m.games {
-        let mut state = MatchState::new_match(m.length);
-        state.score = game.scores;
-        if m.length == 0 {
-            state.jacoby = yes("Jacoby");
-            state.beavers = yes("Beaver");
-        } else if state.away().contains(&0) {
-            // A game cannot start once the match is won.
-            return Err(AnnotateError::File(MatError {
-                line: game.line,
-                reason: format!(
-                    "game {} starts at {}-{}, at or past the match length {}",
-                    game.number, game.scores[0], game.scores[1], m.length
-                ),
-            }));
-        } else if state.away().contains(&1) {
-            // The Crawford game is the first in which exactly one side is
-            // 1-away (never at 1-away 1-away, the 1-point match's only
-            // game among them), unless the file says the rule is off.
-            let away = state.away();
-            let one_side = (away[0] == 1) != (away[1] == 1);
-            state.crawford = one_side && !crawford_seen && !crawford_off;
-            crawford_seen = true;
-        }
-        jobs.push((game, state));
-    }
+    // The story gives each game's starting score, Crawford and cube, so
+    // games are independent: they are analysed in parallel and merged in
+    // order.
+    let starts = story::check(m)?;
+    let rules = story::rules(m);
+    let jobs: Vec<_> = m.games.iter().zip(starts).collect();
     let parts: Vec<Result<Annotation, AnnotateError>> = jobs
         .par_iter()
         .map(|(game, state)| {
@@ -566,7 +538,7 @@ pub fn annotate<E: Evaluator + ?Sized>(
                 out: &mut part,
                 list: MoveList::new(),
             };
-            annotate_game(&mut run, game, *state)?;
+            annotate_game(&mut run, game, *state, rules)?;
             Ok(part)
         })
         .collect();
@@ -591,71 +563,30 @@ pub fn annotate<E: Evaluator + ?Sized>(
     Ok(out)
 }
 
-/// The error for a game no rules allow: names the game, the line and why.
-fn impossible(game: &crate::formats::matfile::Game, line: usize, why: &str) -> AnnotateError {
-    AnnotateError::File(MatError {
-        line,
-        reason: format!("game {}: {why}", game.number),
-    })
-}
-
 fn annotate_game<E: Evaluator + ?Sized>(
     run: &mut GameRun<'_, E>,
     game: &crate::formats::matfile::Game,
     mut state: MatchState,
+    rules: Rules,
 ) -> Result<(), AnnotateError> {
-    let mut replay = Replay::new(game);
-    let mut last_roller: Option<usize> = None;
+    let mut walk = Walk::new(game, state, rules);
     let mut move_number = 0u32;
     let mut doubled_now = false;
-    // Cube decision pending an answer: (doubler, position from the
-    // doubler's side, state, decision).
-    let mut pending: Option<(usize, Position, MatchState, money::CubeDecision)> = None;
+    // Cube decision pending an answer: (position from the doubler's side,
+    // state, decision).
+    let mut pending: Option<(Position, MatchState, money::CubeDecision)> = None;
     let ply = run.settings.ply;
     let t = run.settings.thresholds;
-    // Set once play has stopped (a resignation after rolling): only the
-    // winner's `Wins` line is read after that.
-    let mut stopped = false;
     for e in &game.entries {
         let p = e.player;
         let me = Player::from_bit(p as u32);
-        let resigned_to = match e.action {
-            Action::Wins(n) => Some((p, n)),
-            Action::Losses(n) => Some((1 - p, n)),
-            _ => None,
-        };
-        if let Some((winner, n)) = resigned_to {
-            // A `Wins` line before the game is over is a resignation;
-            // gnubg's reading: up to the cube a single game, up to twice it
-            // a gammon, beyond that a backgammon.
-            let c = state.cube.value();
-            let kind = match u64::from(n) {
-                n if n <= c => WinKind::Single,
-                n if n <= 2 * c => WinKind::Gammon,
-                _ => WinKind::Backgammon,
-            };
-            run.finish(game.number, winner, kind, c, false, true);
-            return Ok(());
-        }
-        if stopped {
-            continue;
-        }
-        match &e.action {
-            Action::Double(value) => {
-                // SGF records no value (0); a .mat file's must be the
-                // cube doubled.
-                if *value != 0 && u64::from(*value) != 2 * state.cube.value() {
-                    return Err(impossible(
-                        game,
-                        e.line,
-                        &format!(
-                            "Doubles => {value} with the cube at {}: a double takes it to {}",
-                            state.cube.value(),
-                            2 * state.cube.value()
-                        ),
-                    ));
-                }
-                let pos = replay.face(p);
+        let step = walk.step(e)?;
+        // A roll may accept a beaver; an answer is judged in the state
+        // of its double.
+        state.cube = walk.cube();
+        let dropped = matches!(step, Step::Answer { .. });
+        match step {
+            Step::Double { board: pos } => {
                 state.on_roll = me;
                 state.turn = me;
                 state.dice = None;
@@ -673,24 +604,22 @@ fn annotate_game<E: Evaluator + ?Sized>(
                     ),
                     true,
                 );
-                pending = Some((p, pos, state, d));
+                pending = Some((pos, state, d));
                 doubled_now = true;
             }
-            Action::Take | Action::Drop | Action::Beaver(_) => {
-                let Some((doubler, dpos, mut dstate, d)) = pending.take() else {
-                    return Err(impossible(
-                        game,
-                        e.line,
-                        "an answer to a double that was not offered",
-                    ));
-                };
-                let took = !matches!(e.action, Action::Drop);
+            // The original doubler's answer to a beaver is not judged.
+            Step::Answer {
+                to_beaver: true, ..
+            } => {}
+            Step::Answer { answer, .. } => {
+                let (dpos, mut dstate, d) = pending.take().expect("the walk checked the double");
+                let took = answer != Answer::Drop;
                 // For the taker: take is -DT, pass is -DP.
                 let (take_eq, pass_eq) = (-d.double_take, -d.double_pass);
                 let best_eq = take_eq.max(pass_eq);
                 let loss = (best_eq - if took { take_eq } else { pass_eq }).max(0.0);
                 dstate.doubled = true;
-                dstate.turn = Player::from_bit(p as u32);
+                dstate.turn = me;
                 run.push(
                     cube_verdict(
                         (game.number, move_number + 1, p, e.line),
@@ -705,27 +634,12 @@ fn annotate_game<E: Evaluator + ?Sized>(
                     ),
                     true,
                 );
-                if !took {
-                    let c = state.cube.value();
-                    run.finish(game.number, doubler, WinKind::Single, c, true, false);
-                    return Ok(());
-                }
-                let taker = Player::from_bit(p as u32);
-                state.cube = match e.action {
-                    Action::Beaver(_) => state.cube.after_take(taker.other()).after_beaver(taker),
-                    _ => state.cube.after_take(taker.other()),
-                };
             }
-            Action::Roll { dice, text } => {
-                if last_roller == Some(p) {
-                    return Err(impossible(
-                        game,
-                        e.line,
-                        "the same player rolls twice in a row",
-                    ));
-                }
-                last_roller = Some(p);
-                let pos = replay.face(p);
+            Step::Roll {
+                board: pos,
+                dice,
+                played,
+            } => {
                 move_number += 1;
                 state.on_roll = me;
                 state.turn = me;
@@ -755,59 +669,52 @@ fn annotate_game<E: Evaluator + ?Sized>(
                     );
                 }
                 doubled_now = false;
-                let Some(played) = replay.resolve(e.line, *dice, text)? else {
-                    // Rolled, then resigned.
-                    stopped = true;
-                    continue;
-                };
-                state.dice = Some(*dice);
-                let (mean, each) = roll_values(run.ev, &pos, &state, me, &mut run.list)?;
-                let luck = each[roll_index(*dice)] - mean;
-                run.out.players[p].luck += luck;
-                run.out.players[p].luck_points += luck * state.cube.value() as f32;
-                if let Some((loss, alternatives, played_index)) =
-                    run.checker(&pos, &state, *dice, &played)?
-                {
-                    let top = alternatives
-                        .iter()
-                        .max_by(|a, b| a.equity.total_cmp(&b.equity));
-                    let best = top.map(|a| a.play.clone()).unwrap_or_default();
-                    let equity = top.map_or(0.0, |a| a.equity);
-                    run.push(
-                        Decision {
-                            game: game.number,
-                            move_number,
-                            player: p,
-                            line: e.line,
-                            kind: Kind::Checker,
-                            position: pos,
-                            state,
-                            dice: Some(*dice),
-                            played: played.mv.to_string(),
-                            best,
-                            equity_loss: loss,
-                            equity,
-                            mark: Mark::of(loss, &t),
-                            alternatives,
-                            played_index: Some(played_index),
-                            cube: None,
-                            luck: Some(luck),
-                        },
-                        true,
-                    );
-                }
-                replay.advance(&played);
-                let pos = played.position;
-                if pos.me.off() == 15 {
-                    let kind = win_kind(&pos.opp);
-                    // Jacoby: no gammons while the cube is centred.
-                    let jacoby = state.is_money() && state.jacoby && state.cube.owner.is_none();
-                    let kind = if jacoby { WinKind::Single } else { kind };
-                    run.finish(game.number, p, kind, state.cube.value(), false, false);
-                    return Ok(());
+                // `None`: rolled, then resigned.
+                if let Some(played) = played {
+                    state.dice = Some(dice);
+                    let (mean, each) = roll_values(run.ev, &pos, &state, me, &mut run.list)?;
+                    let luck = each[roll_index(dice)] - mean;
+                    run.out.players[p].luck += luck;
+                    run.out.players[p].luck_points += luck * state.cube.value() as f32;
+                    if let Some((loss, alternatives, played_index)) =
+                        run.checker(&pos, &state, dice, &played)?
+                    {
+                        let top = alternatives
+                            .iter()
+                            .max_by(|a, b| a.equity.total_cmp(&b.equity));
+                        let best = top.map(|a| a.play.clone()).unwrap_or_default();
+                        let equity = top.map_or(0.0, |a| a.equity);
+                        run.push(
+                            Decision {
+                                game: game.number,
+                                move_number,
+                                player: p,
+                                line: e.line,
+                                kind: Kind::Checker,
+                                position: pos,
+                                state,
+                                dice: Some(dice),
+                                played: played.mv.to_string(),
+                                best,
+                                equity_loss: loss,
+                                equity,
+                                mark: Mark::of(loss, &t),
+                                alternatives,
+                                played_index: Some(played_index),
+                                cube: None,
+                                luck: Some(luck),
+                            },
+                            true,
+                        );
+                    }
                 }
             }
-            Action::Wins(_) | Action::Losses(_) => {}
+            Step::Result => {}
+        }
+        if let Some(result) = walk.ended() {
+            let resigned = matches!(e.action, Action::Wins(_) | Action::Losses(_));
+            run.finish(game.number, &result, walk.cube(), dropped, resigned);
+            return Ok(());
         }
     }
     Ok(())
@@ -857,7 +764,10 @@ fn three(d: &money::CubeDecision, redouble: bool) -> Decision3 {
 mod tests {
     use super::*;
     use crate::evaluation::evaluator::testing::PipRace;
-    use crate::formats::matfile::parse;
+
+    fn parse(text: &str) -> Result<MatchFile, MatError> {
+        story::read(text, false)
+    }
 
     #[test]
     fn roll_index_follows_all_21_in_either_order() {
@@ -906,37 +816,22 @@ mod tests {
     }
 
     #[test]
-    fn impossible_games_are_errors_naming_the_line() {
-        let head = "3 point match\n Game 1\n a : 0   b : 0\n";
-        for (moves, line, why) in [
-            ("  1) 31: 8/5 6/5\n  2) 42: 8/4 6/4\n", 5, "twice in a row"),
-            (
-                "  1) 31: 8/5 6/5   42: 8/4 6/4\n  2)  Doubles => 3\n",
-                5,
-                "Doubles => 3",
-            ),
-            ("  1) 31: 8/5 6/5   Takes\n", 4, "not offered"),
-        ] {
-            let text = format!("{head}{moves}");
-            let settings = Settings {
-                ply: 0,
-                ..Settings::default()
-            };
-            let err = annotate(&parse(&text).unwrap(), &PipRace(20.0), &settings).unwrap_err();
-            let msg = err.to_string();
-            assert!(
-                msg.contains(&format!("line {line}")) && msg.contains(why),
-                "{msg}"
-            );
-        }
-        // A game that starts with the match already won.
-        let text = "3 point match\n Game 1\n a : 3   b : 0\n  1) 31: 8/5 6/5\n";
-        let settings = Settings::default();
-        let msg = annotate(&parse(text).unwrap(), &PipRace(20.0), &settings)
+    fn a_match_no_rules_allow_is_refused_naming_the_line() {
+        // The readers check the story; annotation checks it too, for a
+        // match built or changed in memory.
+        let mut m = parse("3 point match\n Game 1\n a : 0   b : 0\n  1) 31: 8/5 6/5\n").unwrap();
+        let mut again = m.games[0].entries[0].clone();
+        again.line = 5;
+        m.games[0].entries.push(again);
+        let settings = Settings {
+            ply: 0,
+            ..Settings::default()
+        };
+        let msg = annotate(&m, &PipRace(20.0), &settings)
             .unwrap_err()
             .to_string();
         assert!(
-            msg.contains("line 2") && msg.contains("match length"),
+            msg.contains("line 5") && msg.contains("twice in a row"),
             "{msg}"
         );
     }

@@ -194,6 +194,17 @@ fn number_after(words: &[&str], line: usize, what: &str) -> Result<u32, MatError
         .ok_or_else(|| err(line, format!("{what} without a number")))
 }
 
+/// The cube value after a double or beaver: a power of two from 2 up.
+fn cube_value(words: &[&str], line: usize, what: &str) -> Result<u32, MatError> {
+    match number_after(words, line, what)? {
+        v if v >= 2 && v.is_power_of_two() => Ok(v),
+        v => Err(err(
+            line,
+            format!("{what} => {v}: a cube value is a power of two from 2 up"),
+        )),
+    }
+}
+
 fn parse_cell(cell: &str, line: usize) -> Result<Action, MatError> {
     let words: Vec<&str> = cell.split_whitespace().collect();
     let first = words.first().copied().unwrap_or("");
@@ -206,8 +217,8 @@ fn parse_cell(cell: &str, line: usize) -> Result<Action, MatError> {
         });
     }
     match first.to_ascii_lowercase().as_str() {
-        "doubles" => Ok(Action::Double(number_after(&words, line, "Doubles")?)),
-        "beavers" | "raccoons" => Ok(Action::Beaver(number_after(&words, line, "Beavers")?)),
+        "doubles" => Ok(Action::Double(cube_value(&words, line, "Doubles")?)),
+        "beavers" | "raccoons" => Ok(Action::Beaver(cube_value(&words, line, "Beavers")?)),
         "takes" => Ok(Action::Take),
         "drops" => Ok(Action::Drop),
         "wins" => Ok(Action::Wins(number_after(&words, line, "Wins")?)),
@@ -221,7 +232,9 @@ fn parse_cell(cell: &str, line: usize) -> Result<Action, MatError> {
     }
 }
 
-/// Reads a `.mat` file's text (a UTF-8 BOM is skipped).
+/// Reads a `.mat` file's text (a UTF-8 BOM is skipped) into games of
+/// actions, without judging whether they could have been played:
+/// [`crate::formats::story::read`] reads and judges.
 pub fn parse(text: &str) -> Result<MatchFile, MatError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut tags = Vec::new();
@@ -245,6 +258,12 @@ pub fn parse(text: &str) -> Result<MatchFile, MatError> {
                     .ok_or_else(|| err(n, format!("expected \"N point match\", found \"{t}\"")))?,
             );
             continue;
+        }
+        if let Some(other) = parse_header(t) {
+            return Err(err(
+                n,
+                format!("a second match header (\"{other} point match\"): a file holds one match"),
+            ));
         }
         if t.starts_with(';') || t.starts_with('#') {
             continue; // comments and XG's "; Set Pos=" (not supported: ignored)
@@ -351,7 +370,14 @@ pub fn write(file: &MatchFile) -> String {
                 Action::Wins(v) | Action::Losses(v) => {
                     flush(&mut line, &mut n, &mut out);
                     let s = if *v == 1 { "" } else { "s" };
-                    let indent = if p == 0 { 6 } else { 34 };
+                    // Written as gnubg does, in the winner's column (a
+                    // loser's `Losses` line becomes the winner's `Wins`).
+                    let winner = if matches!(e.action, Action::Wins(_)) {
+                        p
+                    } else {
+                        1 - p
+                    };
+                    let indent = if winner == 0 { 6 } else { 34 };
                     out.push_str(&format!("{:indent$}Wins {v} point{s}\n", ""));
                     continue;
                 }

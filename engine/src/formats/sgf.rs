@@ -245,7 +245,16 @@ pub fn parse(text: &str) -> Result<MatchFile, MatError> {
             }
         }
         let len = mi_field(root, "length").unwrap_or(0);
-        length.get_or_insert(len);
+        if *length.get_or_insert(len) != len {
+            return Err(err(
+                root.line,
+                format!(
+                    "game tree {} is of a {len}-point match, the file's first of a {}-point one",
+                    k + 1,
+                    length.unwrap_or(0)
+                ),
+            ));
+        }
         let name = |key: &str| {
             root.get(key)
                 .and_then(|v| v.first())
@@ -342,7 +351,7 @@ mod tests {
 
     #[test]
     fn reads_moves_and_cube_actions() {
-        let m = parse("(;FF[4]GM[6]MI[length:5][game:0][ws:0][bs:0]PW[a]PB[b]RU[Crawford]\n;B[43lplo]\n;W[42hdfd]\n;W[double]\n;B[take]\n)").unwrap();
+        let m = parse("(;FF[4]GM[6]MI[length:5][game:0][ws:0][bs:0]PW[a]PB[b]RU[Crawford]\n;B[43lplo]\n;W[42hdfd]\n;B[double]\n;W[take]\n)").unwrap();
         assert_eq!(m.length, 5);
         let g = &m.games[0];
         assert_eq!(g.names, ["a".to_string(), "b".to_string()]);

@@ -291,7 +291,7 @@ mod tests {
             };
             assert!(s.state().score[winner.index()] >= length);
             // The record reads back as the games that were played.
-            let back = crate::formats::matfile::parse(&s.mat_text()).unwrap();
+            let back = crate::formats::story::read(&s.mat_text(), false).unwrap();
             assert_eq!(back.games.len(), s.results().len());
         }
         let money = Rules {

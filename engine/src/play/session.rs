@@ -676,7 +676,7 @@ mod tests {
         ] {
             assert!(text.contains(want), "{want} missing from\n{text}");
         }
-        let back = matfile::parse(&text).unwrap();
+        let back = crate::formats::story::read(&text, false).unwrap();
         assert_eq!(back.games.len(), 1);
         matfile::replay(&back.games[0]).unwrap();
     }
@@ -840,7 +840,7 @@ mod tests {
         };
         let s = agent_match([9u8; 32], rules, 3);
         let text = s.mat_text();
-        let file = matfile::parse(&text).unwrap();
+        let file = crate::formats::story::read(&text, false).unwrap();
         for g in &file.games {
             matfile::replay(g).unwrap();
         }
