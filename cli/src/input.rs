@@ -25,17 +25,14 @@ pub fn parse_position(text: &str) -> Result<Input, ParseError> {
 /// board where both sides have borne off (or have no checkers), an
 /// impossible Crawford flag, a match longer than the match equity table.
 pub fn check(input: &Input, text: &str) -> Result<(), ParseError> {
-    let field = "position";
-    let (p, s) = (&input.position, &input.state);
-    if p.me.off() == 15 && p.opp.off() == 15 {
-        return Err(ParseError::new(
-            field,
-            text,
-            "both sides have borne off every checker: no game is in play",
-        ));
-    }
-    if let Some(why) = s.impossibility() {
-        return Err(ParseError::new("match state", text, why));
+    let s = &input.state;
+    if let Some(why) = s.impossibility_on(&input.position) {
+        let field = if s.impossibility().is_some() {
+            "match state"
+        } else {
+            "position"
+        };
+        return Err(ParseError::new(field, text, why));
     }
     let most = sheshbesh_engine::cube::met::Met::kazaross_xg2().length;
     if s.length as usize > most {

@@ -1,10 +1,18 @@
 //! Property tests of the rules: checker conservation, pips, blocked points,
-//! maximal dice, and parsers that never panic on any input.
+//! maximal dice, and parsers that never panic on any input and accept only
+//! what some game can reach (IDs, XGIDs and FIBS boards with any field
+//! changed), reading back what they write.
 
 use proptest::prelude::*;
 use sheshbesh_engine::{
-    formats::fibs, formats::match_id, formats::notation, formats::position_id, formats::xgid,
-    rules::movegen, Dice, Position,
+    formats::fibs,
+    formats::match_id,
+    formats::notation,
+    formats::position_id,
+    formats::xgid,
+    rules::match_state::{GameState, MatchState},
+    rules::movegen,
+    Dice, Position,
 };
 
 /// A random legal position: each side's 15 checkers scattered over its bar,
@@ -203,6 +211,68 @@ proptest! {
         }
         let mid = base64::engine::general_purpose::STANDARD_NO_PAD.encode(&bytes[..9]);
         let _ = match_id::decode(&mid);
+    }
+
+    /// Every Match ID that reads is a state some game can reach, and
+    /// writing it reads back to the same state.
+    #[test]
+    fn match_ids_that_read_are_possible_and_read_back(bytes in proptest::collection::vec(any::<u8>(), 9)) {
+        use base64::Engine;
+        let id = base64::engine::general_purpose::STANDARD_NO_PAD.encode(&bytes);
+        if let Ok(m) = match_id::decode(&id) {
+            prop_assert_eq!(m.impossibility(), None, "{}", id);
+            let again = match_id::decode(&match_id::encode(&m)).unwrap();
+            let roll = |s: &MatchState| s.dice.map(Dice::high_first);
+            prop_assert_eq!(roll(&again), roll(&m), "{}", id);
+            prop_assert_eq!(MatchState { dice: None, ..again }, MatchState { dice: None, ..m }, "{}", id);
+        }
+    }
+
+    /// XGIDs with fields in and out of range: what reads is possible and
+    /// reads back from what we write.
+    #[test]
+    fn xgids_that_read_are_possible_and_read_back(
+        pos in arb_position(),
+        cube in -1i64..12, cube_pos in -2i64..3, turn in -2i64..3,
+        dice in prop::sample::select(vec!["00", "31", "66", "D", "B", "R", "70", "x"]),
+        s1 in -1i64..13, s2 in -1i64..13, rule in -1i64..4, len in -1i64..13, max in -1i64..12,
+    ) {
+        let board = xgid::encode(&pos, &MatchState::default(), 10);
+        let board = board.trim_start_matches("XGID=").split(':').next().unwrap().to_string();
+        let text = format!("XGID={board}:{cube}:{cube_pos}:{turn}:{dice}:{s1}:{s2}:{rule}:{len}:{max}");
+        if let Ok(x) = xgid::decode(&text) {
+            prop_assert_eq!(x.state.impossibility_on(&x.position), None, "{}", text);
+            let again = xgid::decode(&xgid::encode(&x.position, &x.state, x.max_cube_log2)).unwrap();
+            prop_assert_eq!((again.position, again.state), (x.position, x.state), "{}", text);
+        }
+    }
+
+    /// FIBS boards with any integer in any field: what reads is possible
+    /// (15 checkers a side on the board, bar and tray) and reads back.
+    #[test]
+    fn fibs_boards_that_read_are_possible_and_read_back(
+        pos in arb_position(),
+        field in 0usize..50,
+        value in prop::sample::select(vec![i64::MIN, -256, -16, -1, 0, 1, 2, 5, 15, 16, 25, 256, 1 << 32, i64::MAX]),
+    ) {
+        let mut state = MatchState::new_match(5);
+        state.dice = Dice::new(3, 1);
+        let good = fibs::encode("You", "Opp", &pos, &state);
+        let mut tokens: Vec<String> = good.split(':').map(str::to_string).collect();
+        tokens[3 + field] = value.to_string();
+        let text = tokens.join(":");
+        if let Ok(b) = fibs::decode(&text) {
+            prop_assert_eq!(b.state.impossibility_on(&b.position), None, "{}", text);
+            for side in [&b.position.me, &b.position.opp] {
+                let all: u32 = side.counts().iter().map(|&c| u32::from(c)).sum();
+                prop_assert_eq!(all, 15, "{}", text);
+            }
+            // Turn 0 (gnubg's "no one's turn", read as a finished game) is
+            // the one game state a board carries; we write whose turn it is.
+            let again = fibs::decode(&fibs::encode(&b.name, &b.opp_name, &b.position, &b.state)).unwrap();
+            let in_play = |s: MatchState| MatchState { game_state: GameState::Playing, ..s };
+            prop_assert_eq!((again.position, in_play(again.state)), (b.position, in_play(b.state)), "{}", text);
+        }
     }
 
     #[test]

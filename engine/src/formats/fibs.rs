@@ -179,6 +179,9 @@ pub fn decode(text: &str) -> Result<FibsBoard, ParseError> {
         jacoby: false,
         beavers: false,
     };
+    if let Some(why) = state.impossibility_on(&position) {
+        return Err(err(why.into()));
+    }
     Ok(FibsBoard {
         name: t[1].to_string(),
         opp_name: t[2].to_string(),

@@ -98,7 +98,7 @@ pub fn decode(id: &str) -> Result<MatchState, ParseError> {
     if length == 0 && crawford {
         return Err(err("Crawford flag set in money play".into()));
     }
-    Ok(MatchState {
+    let state = MatchState {
         length,
         score,
         crawford,
@@ -114,7 +114,14 @@ pub fn decode(id: &str) -> Result<MatchState, ParseError> {
         game_state,
         jacoby: length == 0 && get(k, 66, 1) == 0,
         beavers: false,
-    })
+    };
+    // What the bits allow but no game reaches (a double after the roll, a
+    // cube turned in the Crawford game, a match already won) is refused
+    // here, so no reader of IDs can take it in.
+    match state.impossibility() {
+        Some(why) => Err(err(why.into())),
+        None => Ok(state),
+    }
 }
 
 #[cfg(test)]

@@ -164,6 +164,9 @@ pub fn decode(text: &str) -> Result<Xgid, ParseError> {
         jacoby: money && flags & 1 == 1,
         beavers: money && flags & 2 == 2,
     };
+    if let Some(why) = state.impossibility_on(&position) {
+        return Err(err(why.into()));
+    }
     Ok(Xgid {
         position,
         state,

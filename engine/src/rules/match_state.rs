@@ -5,6 +5,7 @@
 //! is "X", the bottom.
 
 use crate::rules::dice::Dice;
+use crate::rules::position::Position;
 
 /// One of the two players, in gnubg's numbering.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -224,6 +225,15 @@ impl MatchState {
             return Some("a double offered by the player who does not hold the cube");
         }
         None
+    }
+
+    /// [`MatchState::impossibility`], or a board no game in play has: a
+    /// side that has borne off every checker has already won.
+    pub fn impossibility_on(&self, position: &Position) -> Option<&'static str> {
+        if position.me.off() == 15 || position.opp.off() == 15 {
+            return Some("a side has borne off every checker: the game is over");
+        }
+        self.impossibility()
     }
 
     /// Whether a double by `player` can change anything: in match play the
