@@ -117,6 +117,7 @@ fn rollout_table(a: &MetArgs) -> Result<Option<(Met, f32)>> {
         p.push(".cells");
         std::path::PathBuf::from(p)
     };
+    let all = openings(length);
     let mut cells: Vec<Cell> = Vec::new();
     if cells_path.exists() {
         let text = read_text(&cells_path).with_context(|| {
@@ -133,6 +134,28 @@ fn rollout_table(a: &MetArgs) -> Result<Option<(Met, f32)>> {
                     i + 1
                 )
             })?;
+            let known = all.contains(&c.opening());
+            if !(known && (0.0..=1.0).contains(&c.mwc) && c.se.is_finite() && c.se >= 0.0) {
+                bail!(
+                    "bad progress file \"{}\", line {}: {}-away {}-away{} with win chance {} ± {} is no opening of a {length}-point table; remove the file",
+                    cells_path.display(),
+                    i + 1,
+                    c.away,
+                    c.opp_away,
+                    if c.post_crawford { " post-Crawford" } else { "" },
+                    c.mwc,
+                    c.se
+                );
+            }
+            if cells.iter().any(|d: &Cell| d.opening() == c.opening()) {
+                bail!(
+                    "bad progress file \"{}\", line {}: {}-away {}-away is there twice; remove the file",
+                    cells_path.display(),
+                    i + 1,
+                    c.away,
+                    c.opp_away
+                );
+            }
             if (c.trials, c.seed, c.ply) != (s.trials, s.seed, s.ply) {
                 bail!(
                     "bad progress file \"{}\", line {}: made with {} trials, seed {}, ply {}; give the same settings or remove it",
@@ -149,7 +172,6 @@ fn rollout_table(a: &MetArgs) -> Result<Option<(Met, f32)>> {
     let ev = crate::nets::load(a.weights.as_deref())?;
     let pool = a.rollout_options.pool()?;
     let stop = crate::rollout_cmd::interrupt_flag();
-    let all = openings(length);
     let todo: Vec<Opening> = all
         .iter()
         .copied()

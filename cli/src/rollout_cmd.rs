@@ -41,7 +41,7 @@ pub struct RolloutArgs {
     #[command(flatten)]
     pub options: RolloutOptions,
     /// Plays compared when DICE is given.
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=100))]
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(MOVES_COMPARED))]
     pub moves: u16,
     /// Weights file instead of the shipped weights.
     #[arg(long)]
@@ -277,6 +277,9 @@ pub fn run(ev: &NetEvaluator, a: RolloutArgs) -> Result<bool> {
 }
 
 /// What `rollout` answers for `input` (and DICE): its JSON and its text.
+/// How many plays of a roll a rollout compares (`--moves`).
+pub const MOVES_COMPARED: std::ops::RangeInclusive<i64> = 1..=100;
+
 /// `stop` ends it early with a partial result; `bar` shows the trials.
 pub fn answer(
     ev: &NetEvaluator,
@@ -295,10 +298,13 @@ pub fn answer(
         });
         return Ok(position_answer(input, &r, stop.load(Ordering::Relaxed)));
     };
+    if !i64::try_from(moves).is_ok_and(|m| MOVES_COMPARED.contains(&m)) {
+        bail!("bad moves {moves}: compare 1 to 100 plays");
+    }
     let dice = dice_for(input, Some(d))?;
     let valuation = valuation(&input.state, input.state.on_roll)?;
     let ranked = rank_moves(ev, &input.position, dice, 0, MoveFilter::ROOT, valuation);
-    let top: Vec<_> = ranked.iter().take(moves.max(1)).collect();
+    let top: Vec<_> = ranked.iter().take(moves).collect();
     let afters: Vec<_> = top.iter().map(|r| r.candidate.position).collect();
     let results = rollout_moves(ev, &afters, s, 2.33, stop);
     let mut order: Vec<usize> = (0..results.len()).collect();

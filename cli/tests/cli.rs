@@ -756,7 +756,7 @@ fn annotate_every_real_match_file() {
         assert!(!f["decisions"].as_array().unwrap().is_empty(), "{name}");
     }
     // Every match file of the folder, and not its SOURCES.txt.
-    assert_eq!(files.len(), 23);
+    assert_eq!(files.len(), 25);
     // Named on the command line, a file is read whatever it looks like.
     let (code, _, err) = sheshbesh(&["annotate", dir.join("SOURCES.txt").to_str().unwrap()]);
     assert_eq!(code, 1);

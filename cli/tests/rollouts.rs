@@ -165,6 +165,24 @@ fn a_rolled_out_table_is_written_read_back_and_resumed() {
     ]);
     assert_eq!(code, 2);
     assert!(err.contains("made with 36 trials"), "{err}");
+    // A damaged progress file is refused, not read as a table: a win
+    // chance above 1, an opening no 2-point table has, a cell twice.
+    let first = cells.lines().next().unwrap().to_string();
+    let v: serde_json::Value = serde_json::from_str(&first).unwrap();
+    let mwc = v["mwc"].to_string();
+    for (damaged, why) in [
+        (
+            first.replacen(&format!("\"mwc\":{mwc}"), "\"mwc\":7.5", 1),
+            "win chance 7.5",
+        ),
+        (first.replacen("\"away\":", "\"away\":9", 1), "no opening"),
+        (format!("{first}\n{cells}"), "twice"),
+    ] {
+        std::fs::write(dir.join("t.xml.cells"), &damaged).unwrap();
+        let (code, _, err) = sheshbesh(&args);
+        assert_eq!(code, 2, "{damaged}");
+        assert!(err.contains(why), "{err}");
+    }
     let (code, _, err) = sheshbesh(&["met", "--generate", "--rollout"]);
     assert_eq!(code, 2);
     assert!(err.contains("--out"), "{err}");

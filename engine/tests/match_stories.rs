@@ -282,3 +282,26 @@ fn automatic_doubles_are_read_from_the_game() {
     let e = story::read(&plain, false).unwrap_err();
     assert!(e.reason.contains("Doubles => 4 with the cube at 1"), "{e}");
 }
+
+#[test]
+fn galaxy_results_in_odd_places_are_read_with_the_wins_lines_winner() {
+    // Real files (data/matches/SOURCES.txt): in 24 the last game ends with
+    // "Losses" and "Wins ... and the match" both in the left column; in 25
+    // "24)  Losses 2 point ... Wins 2 point and the match" follows a roll
+    // on its line. The `Wins` line names the winner.
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/matches");
+    for (name, winner) in [
+        ("24_galaxy_3pt_match1100068_losses_and_wins_left.mat", 0),
+        ("25_galaxy_3pt_match2900236_result_after_a_roll.mat", 1),
+    ] {
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+        let m = story::read(&text, false).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let starts = story::check(&m).unwrap();
+        let (game, start) = (m.games.last().unwrap(), *starts.last().unwrap());
+        let mut walk = story::Walk::new(game, start, story::rules(&m));
+        for e in &game.entries {
+            walk.step(e).unwrap();
+        }
+        assert_eq!(walk.ended().unwrap().winner.index(), winner, "{name}");
+    }
+}

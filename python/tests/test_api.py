@@ -149,6 +149,12 @@ def test_bad_input_raises_the_commands_message(cli, call, args):
     assert isinstance(e.value, ValueError)
 
 
+def test_a_rollout_of_no_plays_is_refused():
+    # The command line's --moves takes 1 to 100; so does the package.
+    with pytest.raises(InputError, match="bad moves 0"):
+        sheshbesh.rollout("start", "31", moves=0, trials=36)
+
+
 def test_evaluate_names_the_bad_position():
     with pytest.raises(InputError, match=r"^position 1: bad Position ID"):
         sheshbesh.evaluate(["start", "nonsense"])

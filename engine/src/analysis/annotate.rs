@@ -570,6 +570,8 @@ fn annotate_game<E: Evaluator + ?Sized>(
     rules: Rules,
 ) -> Result<(), AnnotateError> {
     let mut walk = Walk::new(game, state, rules);
+    // (dropped, resigned) once the game has ended.
+    let mut how: Option<(bool, bool)> = None;
     let mut move_number = 0u32;
     let mut doubled_now = false;
     // Cube decision pending an answer: (position from the doubler's side,
@@ -711,11 +713,15 @@ fn annotate_game<E: Evaluator + ?Sized>(
             }
             Step::Result => {}
         }
-        if let Some(result) = walk.ended() {
+        // How the game ended; its winner is read after its last line (a
+        // `Wins` line may overrule a `Losses` line).
+        if how.is_none() && walk.ended().is_some() {
             let resigned = matches!(e.action, Action::Wins(_) | Action::Losses(_));
-            run.finish(game.number, &result, walk.cube(), dropped, resigned);
-            return Ok(());
+            how = Some((dropped, resigned));
         }
+    }
+    if let (Some(result), Some((dropped, resigned))) = (walk.ended(), how) {
+        run.finish(game.number, &result, walk.cube(), dropped, resigned);
     }
     Ok(())
 }

@@ -137,7 +137,22 @@ fn parse_scores(text: &str, line: usize) -> Result<([String; 2], [u32; 2]), MatE
             ),
         )
     };
-    let (left, rest) = text.split_once(':').ok_or_else(bad)?;
+    // Writers put spaces around the colons after the names, so a colon
+    // inside a name ("x:1") is not taken for one; other files split at
+    // the first colon.
+    let spaced: Vec<usize> = text
+        .match_indices(':')
+        .map(|(i, _)| i)
+        .filter(|&i| {
+            (i == 0 || text[..i].ends_with(char::is_whitespace))
+                && text[i + 1..].starts_with(char::is_whitespace)
+        })
+        .collect();
+    let at = match spaced.as_slice() {
+        [first, _] => *first,
+        _ => text.find(':').ok_or_else(bad)?,
+    };
+    let (left, rest) = (&text[..at], &text[at + 1..]);
     let rest = rest.trim_start();
     let digits = rest
         .find(|c: char| !c.is_ascii_digit())
@@ -174,6 +189,13 @@ fn cells(text: &str) -> Vec<(usize, String)> {
     for tok in text.split_whitespace() {
         let at = pos + text[pos..].find(tok).expect("token of this text");
         pos = at + tok.len();
+        // A move number repeated inside a line ("24)") is no part of a cell.
+        let number = tok
+            .strip_suffix(')')
+            .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
+        if number && !out.is_empty() {
+            continue;
+        }
         if opens_cell(tok) || out.is_empty() {
             out.push((at, tok.to_string()));
         } else if let Some(last) = out.last_mut() {
@@ -297,12 +319,28 @@ pub fn parse(text: &str) -> Result<MatchFile, MatError> {
         };
         let offset = l.len() - body.len();
         let found = cells(body);
+        // Beyond two cells a line may only add result lines (Galaxy writes
+        // "24)  Losses 2 point ... Wins 2 point and the match" after a
+        // roll); those are placed by their column.
+        let is_result = |c: &str| {
+            let w = c
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            w == "wins" || w == "losses"
+        };
+        if found.len() > 2 && !found[2..].iter().all(|(_, c)| is_result(c)) {
+            return Err(err(n, format!("more than two cells in \"{t}\"")));
+        }
         // The right column starts well to the right; a lone cell far from
         // the line's start is the right player's.
         let right_from = found.iter().map(|(at, _)| *at).nth(1).unwrap_or(usize::MAX);
-        for (at, cell) in &found {
+        for (k, (at, cell)) in found.iter().enumerate() {
             let player = if found.len() == 2 {
                 usize::from(*at >= right_from)
+            } else if found.len() > 2 && k == 0 {
+                0
             } else if offset + *at >= 20 {
                 1
             } else {
@@ -313,9 +351,6 @@ pub fn parse(text: &str) -> Result<MatchFile, MatError> {
                 line: n,
                 action: parse_cell(cell, n)?,
             });
-        }
-        if found.len() > 2 {
-            return Err(err(n, format!("more than two cells in \"{t}\"")));
         }
     }
     Ok(MatchFile {
@@ -370,15 +405,16 @@ pub fn write(file: &MatchFile) -> String {
                 Action::Wins(v) | Action::Losses(v) => {
                     flush(&mut line, &mut n, &mut out);
                     let s = if *v == 1 { "" } else { "s" };
-                    // Written as gnubg does, in the winner's column (a
-                    // loser's `Losses` line becomes the winner's `Wins`).
-                    let winner = if matches!(e.action, Action::Wins(_)) {
-                        p
+                    // In the column of the player whose line it is, so a
+                    // loser's `Losses` line stays one (a `Wins` line after
+                    // it outranks it).
+                    let word = if matches!(e.action, Action::Wins(_)) {
+                        "Wins"
                     } else {
-                        1 - p
+                        "Losses"
                     };
-                    let indent = if winner == 0 { 6 } else { 34 };
-                    out.push_str(&format!("{:indent$}Wins {v} point{s}\n", ""));
+                    let indent = if p == 0 { 6 } else { 34 };
+                    out.push_str(&format!("{:indent$}{word} {v} point{s}\n", ""));
                     continue;
                 }
             };
@@ -588,6 +624,13 @@ pub(crate) mod tests {
         };
         assert_eq!(actions(&back), actions(&m), "{written}");
         assert!(written.contains("6/1(2) 65:"), "{written}");
+    }
+
+    #[test]
+    fn a_colon_inside_a_name_is_not_the_score_separator() {
+        let m = parse("3 point match\n Game 1\n x:1 : 0    y:2 : 1\n  1) 31: 8/5 6/5\n").unwrap();
+        assert_eq!(m.games[0].names, ["x:1".to_string(), "y:2".to_string()]);
+        assert_eq!(m.games[0].scores, [0, 1]);
     }
 
     #[test]

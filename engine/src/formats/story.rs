@@ -281,6 +281,8 @@ pub struct Walk<'g> {
     stopped: Option<usize>,
     /// The result and the line where the game ended.
     ended: Option<(GameResult, usize)>,
+    /// The game ended by a `Losses` line (which a `Wins` line overrules).
+    by_losses: bool,
 }
 
 impl<'g> Walk<'g> {
@@ -297,6 +299,7 @@ impl<'g> Walk<'g> {
             pending: None,
             stopped: None,
             ended: None,
+            by_losses: false,
         }
     }
 
@@ -332,6 +335,12 @@ impl<'g> Walk<'g> {
             let won = result.winner.index();
             return match result_for {
                 Some(w) if w == won => Ok(Step::Result),
+                // A `Wins` line outranks a `Losses` line before it, which
+                // Galaxy places in either column.
+                Some(_) if self.by_losses && matches!(e.action, Action::Wins(_)) => {
+                    self.ended = None;
+                    self.step(e)
+                }
                 Some(w) => Err(self.bad(
                     e.line,
                     format!(
@@ -363,6 +372,7 @@ impl<'g> Walk<'g> {
             let result = score_resignation(resigner, kind, self.cube, self.turned, &self.rules);
             self.pending = None;
             self.ended = Some((result, e.line));
+            self.by_losses = matches!(e.action, Action::Losses(_));
             return Ok(Step::Result);
         }
         if let Some(at) = self.stopped {
