@@ -74,8 +74,20 @@ fn run(args: &[&str], stdin: &str, limit: Duration) -> Option<(Option<i32>, Stri
     ))
 }
 
+/// 24 cases a test, or `PROPTEST_CASES` (a longer campaign by hand).
+fn config() -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(24);
+    ProptestConfig {
+        cases,
+        ..ProptestConfig::default()
+    }
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+    #![proptest_config(config())]
 
     #[test]
     fn ubgi_answers_every_line_exactly_once(lines in proptest::collection::vec(line(), 1..25)) {

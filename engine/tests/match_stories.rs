@@ -118,8 +118,20 @@ fn is_crawford(m: &MatchFile, g: usize) -> bool {
     all[f][g]
 }
 
+/// 48 cases a test, or `PROPTEST_CASES` (a longer campaign by hand).
+fn config() -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(48);
+    ProptestConfig {
+        cases,
+        ..ProptestConfig::default()
+    }
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+    #![proptest_config(config())]
 
     /// A double in the Crawford game, before any roll after the first.
     #[test]
