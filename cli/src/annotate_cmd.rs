@@ -170,21 +170,35 @@ pub fn run(ev: &NetEvaluator, a: AnnotateArgs) -> Result<bool> {
         checker: a.checker.equity(),
     };
     let show = !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let several = files.len() > 1;
+    // Several files count files; one file counts its rolls, its length
+    // set once the file is read.
     let bar = if show {
-        let b = ProgressBar::new(files.len() as u64);
+        let (len, unit) = if several {
+            (files.len() as u64, "files")
+        } else {
+            (0, "rolls")
+        };
+        let b = ProgressBar::new(len);
         b.set_style(
-            ProgressStyle::with_template("{bar:30} {pos}/{len} files  {elapsed} {msg}")
-                .expect("valid template"),
+            ProgressStyle::with_template(&format!(
+                "{{bar:30}} {{pos}}/{{len}} {unit}  {{elapsed}}, {{eta}} left {{msg}}"
+            ))
+            .expect("valid template"),
         );
         b
     } else {
         ProgressBar::hidden()
     };
+    let on_read = |m: &MatchFile| {
+        if !several {
+            bar.set_length(annotate::rolls(m));
+        }
+    };
     // Files are analysed in parallel and each is rendered (its JSON, its
     // HTML page, its row or report) as soon as it is done, then dropped:
     // only the files in flight, and finished ones waiting for their turn
     // in the output's order, are held.
-    let several = files.len() > 1;
     let html_single = a.html.as_ref().is_some_and(|h| !several && !h.is_dir());
     if let Some(h) = &a.html {
         if !html_single {
@@ -230,9 +244,16 @@ pub fn run(ev: &NetEvaluator, a: AnnotateArgs) -> Result<bool> {
                 .par_iter()
                 .enumerate()
                 .for_each_with(tx, |tx, (i, path)| {
-                    let result = annotate_isolated(path, ev, &settings);
+                    let tick = || {
+                        if !several {
+                            bar.inc(1);
+                        }
+                    };
+                    let result = annotate_isolated(path, ev, &settings, &on_read, &tick);
                     let _ = tx.send((i, render(path, result)));
-                    bar.inc(1);
+                    if several {
+                        bar.inc(1);
+                    }
                 });
         });
         let mut waiting = std::collections::BTreeMap::new();
@@ -314,9 +335,13 @@ fn annotate_isolated(
     path: &Path,
     ev: &NetEvaluator,
     settings: &Settings,
+    read: &(dyn Fn(&MatchFile) + Sync),
+    tick: &(dyn Fn() + Sync),
 ) -> std::result::Result<Annotation, String> {
     isolated(|| {
-        load(path).and_then(|m| annotate::annotate(&m, ev, settings).map_err(|e| e.to_string()))
+        let m = load(path)?;
+        read(&m);
+        annotate::annotate_with_progress(&m, ev, settings, tick).map_err(|e| e.to_string())
     })
 }
 

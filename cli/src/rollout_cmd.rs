@@ -142,7 +142,9 @@ pub fn interrupt_flag() -> Arc<AtomicBool> {
     stop
 }
 
-/// A progress bar of `trials` on a terminal (hidden otherwise).
+/// A progress bar of `trials` on a terminal (hidden otherwise), with the
+/// time left at the present rate (to the last trial: a --target-se may
+/// stop sooner).
 pub fn progress_bar(trials: u32, show: bool) -> ProgressBar {
     let show = show && std::io::IsTerminal::is_terminal(&std::io::stderr());
     let bar = if show {
@@ -151,7 +153,7 @@ pub fn progress_bar(trials: u32, show: bool) -> ProgressBar {
         ProgressBar::hidden()
     };
     bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} trials  {per_sec}  {msg}")
+        ProgressStyle::with_template("{bar:30} {pos}/{len} trials  {per_sec}, {eta} left  {msg}")
             .expect("template"),
     );
     bar

@@ -1275,3 +1275,46 @@ fn rollout_counts_are_bounded_and_numbers_real() {
         );
     }
 }
+
+/// What `args` draw on a terminal's stderr (run under `script`, which
+/// gives them one), escape sequences removed.
+fn on_a_terminal(args: &[&str]) -> String {
+    let command = std::iter::once(env!("CARGO_BIN_EXE_sheshbesh"))
+        .chain(args.iter().copied())
+        .map(|a| format!("'{a}'"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let out = Command::new("script")
+        .args(["-qfc", &format!("{command} > /dev/null"), "/dev/null"])
+        .output()
+        .expect("script (util-linux) runs");
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout).replace('\r', "\n");
+    let mut plain = String::new();
+    let mut escape = false;
+    for c in text.chars() {
+        match (escape, c) {
+            (false, '\u{1b}') => escape = true,
+            (true, c) if c.is_ascii_alphabetic() => escape = false,
+            (true, _) => {}
+            (false, c) => plain.push(c),
+        }
+    }
+    plain
+}
+
+#[test]
+fn long_jobs_show_their_progress_and_the_time_left() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/matches");
+    let one = dir.join("05_galaxy_5pt_match2430002.mat");
+    let shown = on_a_terminal(&["annotate", one.to_str().unwrap(), "--ply", "1"]);
+    assert!(
+        shown.contains("/183 rolls") && shown.contains(" left"),
+        "{shown}"
+    );
+    let shown = on_a_terminal(&["rollout", "start", "--trials", "1296", "--truncate", "5"]);
+    assert!(
+        shown.contains("/1296 trials") && shown.contains(" left"),
+        "{shown}"
+    );
+}

@@ -389,6 +389,7 @@ struct GameRun<'a, E: Evaluator + ?Sized> {
     settings: &'a Settings,
     out: &'a mut Annotation,
     list: MoveList,
+    progress: &'a (dyn Fn() + Sync),
 }
 
 impl<E: Evaluator + ?Sized> GameRun<'_, E> {
@@ -499,6 +500,26 @@ pub fn annotate<E: Evaluator + ?Sized>(
     ev: &E,
     settings: &Settings,
 ) -> Result<Annotation, AnnotateError> {
+    annotate_with_progress(m, ev, settings, &|| {})
+}
+
+/// The rolls of a match: the steps of [`annotate_with_progress`].
+pub fn rolls(m: &MatchFile) -> u64 {
+    m.games
+        .iter()
+        .flat_map(|g| &g.entries)
+        .filter(|e| matches!(e.action, Action::Roll { .. }))
+        .count() as u64
+}
+
+/// [`annotate`], calling `progress` (from any thread) as each roll has
+/// been judged, for a display of progress and time remaining.
+pub fn annotate_with_progress<E: Evaluator + ?Sized>(
+    m: &MatchFile,
+    ev: &E,
+    settings: &Settings,
+    progress: &(dyn Fn() + Sync),
+) -> Result<Annotation, AnnotateError> {
     let names = m.games.first().map(|g| g.names.clone()).unwrap_or_default();
     let mut out = Annotation {
         length: m.length,
@@ -537,6 +558,7 @@ pub fn annotate<E: Evaluator + ?Sized>(
                 settings,
                 out: &mut part,
                 list: MoveList::new(),
+                progress,
             };
             annotate_game(&mut run, game, *state, rules)?;
             Ok(part)
@@ -643,6 +665,7 @@ fn annotate_game<E: Evaluator + ?Sized>(
                 played,
             } => {
                 move_number += 1;
+                (run.progress)();
                 state.on_roll = me;
                 state.turn = me;
                 state.dice = None;
