@@ -1,6 +1,7 @@
 //! `sheshbesh annotate`: batch analysis of match files (.mat and SGF) for
 //! mistakes, as text, JSON or an HTML report with board diagrams.
 
+use crate::rounded;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -69,9 +70,8 @@ pub struct AnnotateArgs {
     /// text report (mars, Turkish mars).
     #[arg(long, value_enum, default_value_t = crate::words::Lang::En)]
     pub lang: crate::words::Lang,
-    /// Weights file instead of the shipped weights.
-    #[arg(long)]
-    pub weights: Option<PathBuf>,
+    #[command(flatten)]
+    pub weights: crate::nets::WeightsArg,
 }
 
 /// The inputs: files as given, directories expanded to their match files
@@ -409,14 +409,6 @@ impl Row {
     }
 }
 
-fn r3(x: f32) -> f64 {
-    (f64::from(x) * 1000.0).round() / 1000.0
-}
-
-fn r1(x: f32) -> f64 {
-    (f64::from(x) * 10.0).round() / 10.0
-}
-
 fn name_of(ann: &Annotation, p: usize) -> String {
     let n = &ann.players[p].name;
     if n.is_empty() {
@@ -497,13 +489,13 @@ fn json_text(
         .map(|(i, p)| {
             json!({
                 "name": p.name,
-                "error_rate": r1(p.error_rate()),
-                "checker_error_rate": r1(p.checker_error_rate()),
-                "cube_error_rate": r1(p.cube_error_rate()),
-                "pr": r1(p.pr()),
+                "error_rate": rounded(p.error_rate(), 1),
+                "checker_error_rate": rounded(p.checker_error_rate(), 1),
+                "cube_error_rate": rounded(p.cube_error_rate(), 1),
+                "pr": rounded(p.pr(), 1),
                 "marks": {"doubtful": p.marks[0], "bad": p.marks[1], "very bad": p.marks[2]},
-                "luck": r3(p.luck),
-                "luck_adjusted": r3(p.luck_adjusted(&ann.players[1 - i])),
+                "luck": rounded(p.luck, 3),
+                "luck_adjusted": rounded(p.luck_adjusted(&ann.players[1 - i]), 3),
                 "rating": p.rating(),
                 "points": p.points,
                 "checker_decisions": p.checker_decisions,
@@ -524,14 +516,14 @@ fn json_text(
             dice: d.dice.map(|x| x.to_string()),
             played: &d.played,
             best: &d.best,
-            equity: r3(d.equity),
-            equity_loss: r3(d.equity_loss),
+            equity: rounded(d.equity, 3),
+            equity_loss: rounded(d.equity_loss, 3),
             mwc: (!d.state.is_money())
                 .then(|| mwc_of_emg(d.equity, &d.state, Player::from_bit(d.player as u32)).ok())
                 .flatten()
-                .map(r3),
+                .map(|x| rounded(x, 3)),
             mark: d.mark.word(),
-            luck: d.luck.map(r3),
+            luck: d.luck.map(|x| rounded(x, 3)),
             line: d.line,
         })
         .collect();

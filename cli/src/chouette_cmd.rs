@@ -55,7 +55,7 @@ pub fn run(args: &PlayArgs, n: usize) -> Result<()> {
         );
     }
     crate::table::check_names(&args.names)?;
-    let ev = crate::nets::load(args.weights.as_deref())?;
+    let ev = crate::nets::load(args.weights.file())?;
     let stdin = std::io::stdin();
     let mut console = Console::new(stdin.lock(), std::io::stdout());
     chouette(&ev, args, n, &mut console)

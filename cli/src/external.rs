@@ -47,9 +47,8 @@ pub struct ExternalArgs {
     /// Append every line received and answered to this file.
     #[arg(long)]
     pub log: Option<PathBuf>,
-    /// Weights file instead of the shipped weights.
-    #[arg(long)]
-    pub weights: Option<PathBuf>,
+    #[command(flatten)]
+    pub weights: crate::nets::WeightsArg,
 }
 
 /// The most clients served at once: gnubg needs two (one per external
@@ -58,7 +57,7 @@ const MAX_CLIENTS: usize = 16;
 
 /// Listens and serves clients until interrupted (or after one, `--once`).
 pub fn run(args: ExternalArgs) -> Result<()> {
-    let ev = crate::nets::load(args.weights.as_deref())?;
+    let ev = crate::nets::load(args.weights.file())?;
     let listener = TcpListener::bind(&args.listen)
         .with_context(|| format!("bad --listen \"{}\": cannot bind", args.listen))?;
     println!("listening on {}", listener.local_addr()?);

@@ -113,9 +113,8 @@ enum Command {
         ply: u32,
         #[command(flatten)]
         checker: position_cmd::CheckerArgs,
-        /// Weights file instead of the shipped weights.
-        #[arg(long)]
-        weights: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        weights: crate::nets::WeightsArg,
         #[command(flatten)]
         out: Output,
     },
@@ -128,9 +127,8 @@ enum Command {
         /// Search depth.
         #[arg(long, default_value_t = 0, value_parser = crate::position_cmd::ply_arg)]
         ply: u32,
-        /// Weights file instead of the shipped weights.
-        #[arg(long)]
-        weights: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        weights: crate::nets::WeightsArg,
         #[command(flatten)]
         out: Output,
     },
@@ -150,9 +148,8 @@ enum Command {
         rollout: bool,
         #[command(flatten)]
         rollout_options: rollout_cmd::RolloutOptions,
-        /// Weights file instead of the shipped weights.
-        #[arg(long)]
-        weights: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        weights: crate::nets::WeightsArg,
         #[command(flatten)]
         out: Output,
     },
@@ -252,6 +249,14 @@ fn usage_error(e: clap::Error) -> ExitCode {
 }
 
 /// Runs the command line of this process and gives its exit status.
+/// `x` to `places` decimals (0 to 6), as JSON output shows figures: the
+/// one rounding of the command line.
+pub fn rounded(x: f32, places: usize) -> f64 {
+    const SCALE: [f64; 7] = [1.0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6];
+    let scale = SCALE[places];
+    (f64::from(x) * scale).round() / scale
+}
+
 pub fn run() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -293,7 +298,7 @@ pub fn run() -> ExitCode {
             weights,
             out,
             ..
-        } => nets::load(weights.as_deref())
+        } => nets::load(weights.file())
             .and_then(|ev| position_cmd::cube_cmd(&ev, position.as_deref(), ply, out)),
         Command::Cube {
             position,
@@ -302,7 +307,7 @@ pub fn run() -> ExitCode {
             rollout_options,
             weights,
             out,
-        } => match nets::load(weights.as_deref())
+        } => match nets::load(weights.file())
             .and_then(|ev| rollout_cmd::cube(&ev, position.as_deref(), ply, &rollout_options, out))
         {
             Ok(false) => Ok(()),
@@ -315,14 +320,14 @@ pub fn run() -> ExitCode {
             Err(e) => Err(e),
         },
         Command::Annotate(args) => {
-            match nets::load(args.weights.as_deref()).and_then(|ev| annotate_cmd::run(&ev, args)) {
+            match nets::load(args.weights.file()).and_then(|ev| annotate_cmd::run(&ev, args)) {
                 Ok(true) => Ok(()),
                 Ok(false) => return ExitCode::from(1),
                 Err(e) => Err(e),
             }
         }
         Command::Rollout(args) => {
-            match nets::load(args.weights.as_deref()).and_then(|ev| rollout_cmd::run(&ev, args)) {
+            match nets::load(args.weights.file()).and_then(|ev| rollout_cmd::run(&ev, args)) {
                 Ok(false) => Ok(()),
                 Ok(true) => return ExitCode::from(130),
                 Err(e) => Err(e),
@@ -335,7 +340,7 @@ pub fn run() -> ExitCode {
             checker,
             weights,
             out,
-        } => nets::load(weights.as_deref()).and_then(|ev| {
+        } => nets::load(weights.file()).and_then(|ev| {
             let (position, dice) = (position.as_deref(), dice.as_deref());
             position_cmd::hint(&ev, position, dice, ply, checker.equity(), out)
         }),
@@ -344,7 +349,7 @@ pub fn run() -> ExitCode {
             ply,
             weights,
             out,
-        } => nets::load(weights.as_deref())
+        } => nets::load(weights.file())
             .and_then(|ev| position_cmd::eval(&ev, position.as_deref(), ply, out)),
     };
     match result {

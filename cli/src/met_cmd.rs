@@ -1,6 +1,7 @@
 //! `sheshbesh met`: print a match equity table, the take points and gammon
 //! values at a score, or generate a table from our own engine.
 
+use crate::rounded;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde_json::{json, Value};
@@ -46,9 +47,8 @@ pub struct MetArgs {
     pub ply: u32,
     #[command(flatten)]
     pub rollout_options: crate::rollout_cmd::RolloutOptions,
-    /// Weights for --generate.
-    #[arg(long)]
-    pub weights: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub weights: crate::nets::WeightsArg,
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -69,10 +69,6 @@ fn parse_score(s: &str) -> Result<(u32, u32)> {
 fn percent(x: f32) -> String {
     let p = (1000.0 * f64::from(x)).round() / 10.0;
     format!("{:.1}%", if p == 0.0 { 0.0 } else { p })
-}
-
-fn round(x: f32) -> f64 {
-    (f64::from(x) * 1e5).round() / 1e5
 }
 
 /// One rolled-out opening, as kept in the progress file.
@@ -169,7 +165,7 @@ fn rollout_table(a: &MetArgs) -> Result<Option<(Met, f32)>> {
             cells.push(c);
         }
     }
-    let ev = crate::nets::load(a.weights.as_deref())?;
+    let ev = crate::nets::load(a.weights.file())?;
     let pool = a.rollout_options.pool()?;
     let stop = crate::rollout_cmd::interrupt_flag();
     let todo: Vec<Opening> = all
@@ -324,8 +320,8 @@ pub fn json_answer(met: &Met, length: usize, facts: Option<&Facts>, cube: u32) -
     let mut v = json!({
         "name": met.name,
         "length": length,
-        "pre_crawford": met.pre[..length].iter().map(|r| r[..length].iter().map(|&x| round(x)).collect::<Vec<_>>()).collect::<Vec<_>>(),
-        "post_crawford": met.post[..length].iter().map(|&x| round(x)).collect::<Vec<_>>(),
+        "pre_crawford": met.pre[..length].iter().map(|r| r[..length].iter().map(|&x| rounded(x, 5)).collect::<Vec<_>>()).collect::<Vec<_>>(),
+        "post_crawford": met.post[..length].iter().map(|&x| rounded(x, 5)).collect::<Vec<_>>(),
     });
     if let Some(Facts {
         me,
@@ -336,9 +332,9 @@ pub fn json_answer(met: &Met, length: usize, facts: Option<&Facts>, cube: u32) -
     }) = facts
     {
         v["score"] = json!({
-            "me_away": me, "opp_away": opp, "cube": cube, "mwc": round(*mwc),
-            "take_point_opp": round(f.take_point), "take_point_me": round(fo.take_point),
-            "gammon_value_me": round(f.gammon_value_me), "gammon_value_opp": round(f.gammon_value_opp),
+            "me_away": me, "opp_away": opp, "cube": cube, "mwc": rounded(*mwc, 5),
+            "take_point_opp": rounded(f.take_point, 5), "take_point_me": rounded(fo.take_point, 5),
+            "gammon_value_me": rounded(f.gammon_value_me, 5), "gammon_value_opp": rounded(f.gammon_value_opp, 5),
         });
     }
     v
@@ -362,7 +358,7 @@ pub fn run(a: MetArgs) -> Result<bool> {
         largest_difference = Some((worst.difference, worst.away, worst.opp_away));
         met = table;
     } else if a.generate {
-        let ev = crate::nets::load(a.weights.as_deref())?;
+        let ev = crate::nets::load(a.weights.file())?;
         let k = Met::kazaross_xg2();
         generated = generate_from(&ev, k.length);
         let worst = match_cube::largest_difference(&generated, k);
@@ -378,11 +374,10 @@ pub fn run(a: MetArgs) -> Result<bool> {
     if a.json {
         let mut v = json_answer(met, length, facts.as_ref(), a.cube);
         if let Some((d, i, j)) = largest_difference {
-            v["largest_difference"] =
-                json!({"value": round(d), "me_away": i, "opp_away": j, "against": "Kazaross XG2"});
+            v["largest_difference"] = json!({"value": rounded(d, 5), "me_away": i, "opp_away": j, "against": "Kazaross XG2"});
         }
         if let Some(se) = worst_se {
-            v["largest_se"] = json!(round(se));
+            v["largest_se"] = json!(rounded(se, 5));
             v["out"] = json!(a.out.as_ref().map(|p| p.display().to_string()));
         }
         println!("{v}");

@@ -1,7 +1,7 @@
 //! The evaluator the commands use: the shipped weights compiled into the
 //! binary, or a file given with `--weights`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
@@ -12,6 +12,21 @@ use sheshbesh_engine::{evaluation::bearoff, evaluation::weights};
 
 /// The shipped weights (see `weights/README.md` for how they were made).
 static SHIPPED: &[u8] = include_bytes!("../../weights/sheshbesh.weights");
+
+/// `--weights FILE`, declared once for every command that evaluates.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct WeightsArg {
+    /// Weights file instead of the shipped weights.
+    #[arg(long = "weights", value_name = "WEIGHTS")]
+    path: Option<PathBuf>,
+}
+
+impl WeightsArg {
+    /// The file given, if any.
+    pub fn file(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+}
 
 /// Loads the evaluator from `path`, or the shipped weights.
 pub fn load(path: Option<&Path>) -> Result<NetEvaluator> {

@@ -2,6 +2,7 @@
 //! position (ranked plays, outcome probabilities and equities, the cube
 //! decision) at any ply.
 
+use crate::rounded;
 use anyhow::{bail, Result};
 use serde_json::{json, Value};
 use sheshbesh_engine::cube::decision::{
@@ -56,15 +57,7 @@ impl CheckerArgs {
 }
 
 fn probs_json(p: &Probs) -> Value {
-    json!(p
-        .0
-        .iter()
-        .map(|&x| (f64::from(x) * 1e6).round() / 1e6)
-        .collect::<Vec<_>>())
-}
-
-fn round(x: f32) -> f64 {
-    (f64::from(x) * 1e6).round() / 1e6
+    json!(p.0.iter().map(|&x| rounded(x, 6)).collect::<Vec<_>>())
 }
 
 fn probs_text(p: &Probs) -> String {
@@ -121,11 +114,11 @@ pub fn hint_answer(
                 "move": r.candidate.mv.to_string(),
                 "position_id": position_id::encode(&r.candidate.position.swapped()),
                 "probs": probs_json(&r.probs),
-                "equity": round(r.equity),
+                "equity": rounded(r.equity, 6),
                 "ply": r.ply,
             });
             if let Some(w) = mwc(r.equity) {
-                m["mwc"] = json!(round(w));
+                m["mwc"] = json!(rounded(w, 6));
             }
             m
         })
@@ -218,16 +211,16 @@ pub fn eval_answer(ev: &NetEvaluator, parts: &[&str], ply: u32) -> Result<(Value
         "position_id": position_id::encode(&input.position),
         "ply": ply,
         "probs": probs_json(&p),
-        "equity": round(p.equity()),
+        "equity": rounded(p.equity(), 6),
         "cubeful": {
-            "no_double": round(d.no_double),
-            "double_take": round(d.double_take),
-            "double_pass": round(d.double_pass),
+            "no_double": rounded(d.no_double, 6),
+            "double_take": rounded(d.double_take, 6),
+            "double_pass": rounded(d.double_pass, 6),
         },
         "cube_action": action,
-        "take_point": round(d.take_point),
-        "cash_point": round(d.cash_point),
-        "cube_efficiency": round(a.efficiency),
+        "take_point": rounded(d.take_point, 6),
+        "cash_point": rounded(d.cash_point, 6),
+        "cube_efficiency": rounded(a.efficiency, 6),
         "match_play": a.match_play,
     });
     let unit = if a.match_play { "EMG" } else { "equity" };
@@ -258,11 +251,11 @@ pub fn cube_answer(ev: &NetEvaluator, parts: &[&str], ply: u32) -> Result<(Value
     let v = json!({
         "position_id": position_id::encode(&input.position),
         "action": action,
-        "no_double": round(d.no_double),
-        "double_take": round(d.double_take),
-        "double_pass": round(d.double_pass),
-        "take_point": round(d.take_point),
-        "cash_point": round(d.cash_point),
+        "no_double": rounded(d.no_double, 6),
+        "double_take": rounded(d.double_take, 6),
+        "double_pass": rounded(d.double_pass, 6),
+        "take_point": rounded(d.take_point, 6),
+        "cash_point": rounded(d.cash_point, 6),
         "probs": probs_json(&a.probs),
         "ply": ply,
         "match_play": a.match_play,

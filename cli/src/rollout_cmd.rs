@@ -1,6 +1,7 @@
 //! `sheshbesh rollout`: roll out a position, or the best plays of a roll
 //! against each other.
 
+use crate::rounded;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -43,9 +44,8 @@ pub struct RolloutArgs {
     /// Plays compared when DICE is given.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(MOVES_COMPARED))]
     pub moves: u16,
-    /// Weights file instead of the shipped weights.
-    #[arg(long)]
-    pub weights: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub weights: crate::nets::WeightsArg,
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -159,16 +159,11 @@ pub fn progress_bar(trials: u32, show: bool) -> ProgressBar {
     bar
 }
 
-/// Rounds to six decimals for JSON.
-pub fn round(x: f32) -> f64 {
-    (f64::from(x) * 1e6).round() / 1e6
-}
-
 /// `{"x": mean}` and `{"se": {"x": se}}`, `{"ci95": {"x": [lo, hi]}}`.
 fn put(v: &mut Value, name: &str, e: Estimate) {
-    v[name] = json!(round(e.mean));
-    v["se"][name] = json!(round(e.se));
-    v["ci95"][name] = json!([round(e.mean - e.ci95()), round(e.mean + e.ci95())]);
+    v[name] = json!(rounded(e.mean, 6));
+    v["se"][name] = json!(rounded(e.se, 6));
+    v["ci95"][name] = json!([rounded(e.mean - e.ci95(), 6), rounded(e.mean + e.ci95(), 6)]);
 }
 
 /// A rollout's JSON: probabilities, cubeless equity, at a match score
@@ -177,8 +172,8 @@ fn put(v: &mut Value, name: &str, e: Estimate) {
 /// `passes` (trials ended by a passed double, by who passed).
 pub fn result_json(r: &RolloutResult) -> Value {
     let mut v = json!({
-        "probs": r.probs.0.map(round),
-        "se": { "probs": r.probs_se.map(round) },
+        "probs": r.probs.0.map(|x| rounded(x, 6)),
+        "se": { "probs": r.probs_se.map(|x| rounded(x, 6)) },
         "ci95": {},
         "trials": r.trials,
         "seed": r.seed,
@@ -463,7 +458,7 @@ fn cube_render(
     let match_play = matches!(s.stakes, Stakes::Match(_));
     let finite = |x: f32| {
         if x.is_finite() {
-            json!(round(x))
+            json!(rounded(x, 6))
         } else {
             Value::Null
         }
@@ -471,18 +466,18 @@ fn cube_render(
     let mut v = json!({
         "position_id": position_id::encode(&input.position),
         "action": action,
-        "no_double": round(nd.mean),
-        "double_take": round(dt.mean),
-        "double_pass": round(r.double_pass),
+        "no_double": rounded(nd.mean, 6),
+        "double_take": rounded(dt.mean, 6),
+        "double_pass": rounded(r.double_pass, 6),
         "se": {
-            "no_double": round(nd.se),
-            "double_take": round(dt.se),
-            "double_minus_no_double": round(r.take_gain.se),
+            "no_double": rounded(nd.se, 6),
+            "double_take": rounded(dt.se, 6),
+            "double_minus_no_double": rounded(r.take_gain.se, 6),
         },
-        "double_minus_no_double": round(r.take_gain.mean),
-        "double_margin": { "equity": round(double.mean), "se": round(double.se), "z": finite(z(double)) },
-        "take_margin": { "equity": round(take.mean), "se": round(take.se), "z": finite(z(take)) },
-        "probs": r.no_double.probs.0.map(round),
+        "double_minus_no_double": rounded(r.take_gain.mean, 6),
+        "double_margin": { "equity": rounded(double.mean, 6), "se": rounded(double.se, 6), "z": finite(z(double)) },
+        "take_margin": { "equity": rounded(take.mean, 6), "se": rounded(take.se, 6), "z": finite(z(take)) },
+        "probs": r.no_double.probs.0.map(|x| rounded(x, 6)),
         "ply": s.ply,
         "truncate": s.truncate,
         "trials": r.trials,
@@ -498,9 +493,9 @@ fn cube_render(
     });
     if let (Some(a), Some(b)) = (r.no_double.cubeful_mwc, r.double_take.cubeful_mwc) {
         v["mwc"] = json!({
-            "no_double": round(a.mean),
-            "double_take": round(b.mean),
-            "se": { "no_double": round(a.se), "double_take": round(b.se) },
+            "no_double": rounded(a.mean, 6),
+            "double_take": rounded(b.mean, 6),
+            "se": { "no_double": rounded(a.se, 6), "double_take": rounded(b.se, 6) },
         });
     }
     let unit = if match_play { "EMG" } else { "equity" };

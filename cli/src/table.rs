@@ -92,9 +92,8 @@ pub struct PlayArgs {
     /// Play a chouette with this many players (3 or more): see `--help`.
     #[arg(long)]
     pub chouette: Option<usize>,
-    /// Weights file instead of the shipped weights.
-    #[arg(long)]
-    pub weights: Option<PathBuf>,
+    #[command(flatten)]
+    pub weights: crate::nets::WeightsArg,
 }
 
 /// Refuses a player name the saved `.mat` could not keep apart from its

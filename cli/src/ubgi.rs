@@ -24,9 +24,8 @@ pub struct UbgiArgs {
     /// Search depth of every decision.
     #[arg(long, default_value_t = 1, value_parser = crate::position_cmd::ply_arg)]
     pub ply: u32,
-    /// Weights file instead of the shipped weights.
-    #[arg(long)]
-    pub weights: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub weights: crate::nets::WeightsArg,
 }
 
 /// Runs the protocol until `quit` or the end of input.
@@ -55,7 +54,7 @@ pub fn run(args: UbgiArgs) -> Result<()> {
             }
             "ubgi" => {
                 if ev.is_none() {
-                    match crate::nets::load(args.weights.as_deref()) {
+                    match crate::nets::load(args.weights.file()) {
                         Ok(e) => ev = Some(e),
                         Err(e) => {
                             eprintln!("sheshbesh ubgi: {e:#}");
