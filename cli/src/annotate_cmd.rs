@@ -1,7 +1,7 @@
 //! `sheshbesh annotate`: batch analysis of match files (.mat and SGF) for
 //! mistakes, as text, JSON or an HTML report with board diagrams.
 
-use crate::rounded;
+use crate::output::rounded;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};

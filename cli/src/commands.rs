@@ -13,7 +13,7 @@ use sheshbesh_engine::{
 
 use crate::board;
 use crate::input::{dice_for, parse_position, Input};
-use crate::Output;
+use crate::output::Output;
 
 /// Runs `answer` once on the command-line words, or per stdin line in batch
 /// mode (where errors become `{"error": ...}` lines and the batch goes on).

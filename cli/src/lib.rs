@@ -11,7 +11,8 @@
 //! runner, `position_cmd` for hint/eval/cube, `rollout_cmd`, `met_cmd`,
 //! `annotate_cmd`, `train_cmd`, `play`, `chouette_cmd`, `verify_cmd`,
 //! `ubgi`, `external`), and what they share: `input` (POSITION and DICE),
-//! `nets` (the shipped weights), `board` and `svg` (drawings), `table` (the
+//! `nets` (the shipped weights, `--weights`), `output` (`--json`,
+//! `--batch`, rounding), `board` and `svg` (drawings), `table` (the
 //! console and options of `play` and the chouette), `protocol` (the words
 //! of UBGI and gnubg's protocol), `words` (Hebrew terms). The modes are one
 //! enum, dispatched in one `match` in [`run`]; [`api`] gives the JSON of
@@ -27,6 +28,7 @@ mod external;
 mod input;
 mod met_cmd;
 mod nets;
+mod output;
 mod play;
 mod position_cmd;
 mod protocol;
@@ -43,24 +45,14 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use crate::output::Output;
+
 /// Sheshbesh: a backgammon (shesh-besh) analysis engine.
 #[derive(Parser, Debug)]
 #[command(name = "sheshbesh", version, about, long_about = None)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
-}
-
-/// Options shared by the commands with a machine interface.
-#[derive(clap::Args, Debug, Clone, Copy)]
-pub struct Output {
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    pub json: bool,
-    /// Read inputs from stdin, one per line, and answer one JSON object per
-    /// line (a co-process interface; bad lines answer {"error": ...}).
-    #[arg(long)]
-    pub batch: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -249,14 +241,6 @@ fn usage_error(e: clap::Error) -> ExitCode {
 }
 
 /// Runs the command line of this process and gives its exit status.
-/// `x` to `places` decimals (0 to 6), as JSON output shows figures: the
-/// one rounding of the command line.
-pub fn rounded(x: f32, places: usize) -> f64 {
-    const SCALE: [f64; 7] = [1.0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6];
-    let scale = SCALE[places];
-    (f64::from(x) * scale).round() / scale
-}
-
 pub fn run() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

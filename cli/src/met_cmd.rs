@@ -1,7 +1,7 @@
 //! `sheshbesh met`: print a match equity table, the take points and gammon
 //! values at a score, or generate a table from our own engine.
 
-use crate::rounded;
+use crate::output::rounded;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde_json::{json, Value};

@@ -2,7 +2,7 @@
 //! position (ranked plays, outcome probabilities and equities, the cube
 //! decision) at any ply.
 
-use crate::rounded;
+use crate::output::rounded;
 use anyhow::{bail, Result};
 use serde_json::{json, Value};
 use sheshbesh_engine::cube::decision::{
@@ -15,7 +15,7 @@ use sheshbesh_engine::{formats::position_id, Probs};
 
 use crate::commands::{input_of, run};
 use crate::input::{dice_for, Input};
-use crate::Output;
+use crate::output::Output;
 use sheshbesh_engine::search::ply::MAX_PLY;
 
 /// Refuses a ply deeper than the commands search.

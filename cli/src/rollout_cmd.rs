@@ -1,7 +1,7 @@
 //! `sheshbesh rollout`: roll out a position, or the best plays of a roll
 //! against each other.
 
-use crate::rounded;
+use crate::output::rounded;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -21,7 +21,7 @@ use sheshbesh_engine::search::ply::{rank_moves, MoveFilter};
 
 use crate::commands::{self, input_of};
 use crate::input::{dice_for, parse_position, Input};
-use crate::Output;
+use crate::output::Output;
 
 /// Options of `sheshbesh rollout`.
 #[derive(Args, Debug)]

@@ -1,10 +1,13 @@
-//! The engine's layers stay one-way, and no module graph in the workspace
-//! has a cycle.
+//! The engine's layers stay one-way, no module graph in the workspace has
+//! a cycle, and no module imports from its parent's mod.rs or the crate
+//! root.
 //!
-//! Each folder of `engine/src` is a layer; a file may name (`crate::...`)
-//! only its own layer and the layers below, and the modules of one layer
-//! may not import each other in a circle. The CLI's and the trainer's
-//! modules may not either. Comment lines are not imports and are skipped.
+//! Each folder of `engine/src` is a layer; a file may name only its own
+//! layer and the layers below, and the modules of one layer may not import
+//! each other in a circle. The CLI's and the trainer's modules may not
+//! either. Files are parsed (syn), so grouped imports, `super::` chains,
+//! child-relative paths, macro tokens and names re-exported at the crate
+//! root are all seen; comments and test-only items are not imports.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -21,6 +24,9 @@ const LAYERS: [&str; 8] = [
     "play",
 ];
 
+/// The crate root's module name (lib.rs).
+const ROOT: &str = "lib";
+
 /// A module's name within its crate (`rules::position`, `rollout`,
 /// `main`) from its file's path under `src`.
 fn module_of(rel: &Path) -> String {
@@ -34,43 +40,202 @@ fn module_of(rel: &Path) -> String {
     parts.join("::")
 }
 
-/// Every `crate::a::b` a source names outside comments and before its
-/// test module, as `a::b` (or `a` when `a` is a file module), given the
-/// crate's set of module names. Tests may reach across (a test double of
-/// one module used by another's tests) without making the library's
-/// modules depend on each other.
-fn references(source: &str, modules: &BTreeSet<String>) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    let mut lines = source.lines().peekable();
-    while let Some(line) = lines.next() {
-        if line.trim() == "#[cfg(test)]"
-            && lines.peek().is_some_and(|next| {
-                let next = next.trim_start();
-                next.starts_with("mod ") || next.starts_with("pub(crate) mod ")
-            })
-        {
-            break;
+/// What a crate's root re-exports (`pub use rules::position::Position;`
+/// in lib.rs), by the name it is known as at the root: a path through the
+/// root (`crate::Position`) names the module the item lives in.
+fn root_exports(lib_rs: &str) -> BTreeMap<String, Vec<String>> {
+    let file = syn::parse_file(lib_rs).expect("lib.rs parses");
+    let mut out = BTreeMap::new();
+    for item in &file.items {
+        if let syn::Item::Use(u) = item {
+            if matches!(u.vis, syn::Visibility::Public(_)) {
+                for (path, name) in use_paths(&u.tree, Vec::new()) {
+                    let path = match path.first().map(String::as_str) {
+                        Some("crate") => path[1..].to_vec(),
+                        _ => path,
+                    };
+                    out.insert(name, path);
+                }
+            }
         }
-        let mut rest = line.split("//").next().unwrap_or("");
+    }
+    out
+}
+
+/// The full paths a `use` tree names, each with the name it is known by
+/// after the `use`: groups expanded (`a::{b, c::d}` is `a::b` and
+/// `a::c::d`), a rename the path it renames, `*` its module.
+fn use_paths(tree: &syn::UseTree, prefix: Vec<String>) -> Vec<(Vec<String>, String)> {
+    let with = |name: &syn::Ident| {
+        let mut p = prefix.clone();
+        p.push(name.to_string());
+        p
+    };
+    match tree {
+        syn::UseTree::Path(p) => use_paths(&p.tree, with(&p.ident)),
+        syn::UseTree::Name(n) => vec![(with(&n.ident), n.ident.to_string())],
+        syn::UseTree::Rename(r) => vec![(with(&r.ident), r.rename.to_string())],
+        syn::UseTree::Glob(_) => vec![(prefix, "*".to_string())],
+        syn::UseTree::Group(g) => g
+            .items
+            .iter()
+            .flat_map(|t| use_paths(t, prefix.clone()))
+            .collect(),
+    }
+}
+
+/// Whether an item is compiled for tests only (`#[cfg(test)]`, `#[test]`).
+fn test_only(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("test")
+            || (a.path().is_ident("cfg") && a.parse_args::<syn::Ident>().is_ok_and(|i| i == "test"))
+    })
+}
+
+/// Collects the paths a file names, relative paths made absolute.
+struct Named<'a> {
+    /// The module being read (the file's, then any inline module's).
+    here: Vec<String>,
+    modules: &'a BTreeSet<String>,
+    exports: &'a BTreeMap<String, Vec<String>>,
+    found: Vec<Vec<String>>,
+}
+
+impl Named<'_> {
+    /// `segments` from `here`: `crate::` (a name the root re-exports
+    /// standing for where it lives), `super::` chains, `self::` and paths
+    /// that start at a child module (`use decision::X` in cube's mod.rs)
+    /// made absolute; anything else (other crates, local names) as
+    /// written.
+    fn absolute(&self, segments: &[String]) -> Vec<String> {
+        match segments.first().map(String::as_str) {
+            Some("crate") => match segments.get(1) {
+                Some(n) if self.exports.contains_key(n) => {
+                    [self.exports[n].clone(), segments[2..].to_vec()].concat()
+                }
+                // An item the root itself defines (`crate::Output`).
+                Some(n) if !self.modules.contains(n) => vec![ROOT.to_string()],
+                _ => segments[1..].to_vec(),
+            },
+            Some("self") => [self.here.clone(), segments[1..].to_vec()].concat(),
+            Some("super") => {
+                let ups = segments.iter().take_while(|s| *s == "super").count();
+                let keep = self.here.len().saturating_sub(ups);
+                [self.here[..keep].to_vec(), segments[ups..].to_vec()].concat()
+            }
+            Some(first) => {
+                let child = [self.here.clone(), vec![first.to_string()]].concat();
+                if self.modules.contains(&child.join("::")) {
+                    [self.here.clone(), segments.to_vec()].concat()
+                } else {
+                    segments.to_vec()
+                }
+            }
+            None => Vec::new(),
+        }
+    }
+}
+
+impl<'ast> syn::visit::Visit<'ast> for Named<'_> {
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        if test_only(&m.attrs) {
+            return;
+        }
+        self.here.push(m.ident.to_string());
+        syn::visit::visit_item_mod(self, m);
+        self.here.pop();
+    }
+
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        if !test_only(&f.attrs) {
+            syn::visit::visit_item_fn(self, f);
+        }
+    }
+
+    fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+        if !test_only(&i.attrs) {
+            syn::visit::visit_item_impl(self, i);
+        }
+    }
+
+    fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
+        if test_only(&u.attrs) {
+            return;
+        }
+        for (path, _) in use_paths(&u.tree, Vec::new()) {
+            let path = self.absolute(&path);
+            self.found.push(path);
+        }
+    }
+
+    fn visit_path(&mut self, p: &'ast syn::Path) {
+        let segments: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
+        if p.leading_colon.is_none() && segments.len() > 1 {
+            let path = self.absolute(&segments);
+            self.found.push(path);
+        }
+        syn::visit::visit_path(self, p);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        // Paths inside a macro's tokens (`json!`, `format!`) as text.
+        let text = m.tokens.to_string().replace(' ', "");
+        let mut rest = text.as_str();
         while let Some(i) = rest.find("crate::") {
-            let after = &rest[i + "crate::".len()..];
-            let path: Vec<&str> = after
-                .split("::")
-                .map(|s| {
+            rest = &rest[i + "crate::".len()..];
+            let path: Vec<String> = std::iter::once("crate".to_string())
+                .chain(rest.split("::").map(|s| {
                     let end = s
                         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
                         .unwrap_or(s.len());
-                    &s[..end]
-                })
-                .take(2)
+                    s[..end].to_string()
+                }))
+                .take(4)
                 .collect();
-            let two = path.join("::");
-            if modules.contains(&two) {
-                out.insert(two);
-            } else if modules.contains(path[0]) {
-                out.insert(path[0].to_string());
-            }
-            rest = after;
+            let path = self.absolute(&path);
+            self.found.push(path);
+        }
+        syn::visit::visit_macro(self, m);
+    }
+}
+
+/// The modules a source file of module `module` names outside its tests:
+/// through `use` trees (grouped or not), paths in code and types,
+/// `super::` and `self::` chains, child-relative paths, macro tokens and
+/// the crate root's re-exports. Each as `a::b` when that is a module of
+/// the crate (`modules`), else `a`. Tests may reach across (a test double
+/// of one module used by another's tests) without making the library's
+/// modules depend on each other.
+fn references(
+    source: &str,
+    module: &str,
+    modules: &BTreeSet<String>,
+    exports: &BTreeMap<String, Vec<String>>,
+) -> BTreeSet<String> {
+    let file = syn::parse_file(source).unwrap_or_else(|e| panic!("{module}: {e}"));
+    // The crate root (lib.rs, main.rs) resolves paths from the root.
+    let here = match module {
+        ROOT | "main" => Vec::new(),
+        m => m.split("::").map(String::from).collect(),
+    };
+    let mut named = Named {
+        here,
+        modules,
+        exports,
+        found: Vec::new(),
+    };
+    syn::visit::Visit::visit_file(&mut named, &file);
+    let mut out = BTreeSet::new();
+    for path in named.found {
+        if path == [ROOT] {
+            out.insert(ROOT.to_string());
+            continue;
+        }
+        let two = path.iter().take(2).cloned().collect::<Vec<_>>().join("::");
+        if modules.contains(&two) {
+            out.insert(two);
+        } else if path.first().is_some_and(|p| modules.contains(p)) {
+            out.insert(path[0].clone());
         }
     }
     out
@@ -99,11 +264,22 @@ fn graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
         })
         .collect();
     let modules: BTreeSet<String> = named.iter().map(|(m, _)| m.clone()).collect();
+    let lib = ["lib.rs", "main.rs"]
+        .iter()
+        .map(|f| src.join(f))
+        .find(|p| p.exists())
+        .expect("a crate root");
+    let exports = root_exports(&std::fs::read_to_string(lib).unwrap());
     named
         .into_iter()
         .map(|(m, text)| {
-            let mut refs = references(&text, &modules);
+            let mut refs = references(&text, &m, &modules, &exports);
             refs.remove(&m);
+            // The crate root declares every top module; naming them is
+            // not an import.
+            if m == ROOT || m == "main" {
+                refs.clear();
+            }
             // A layer's mod.rs naming its own children is not an import.
             refs.retain(|r| !r.starts_with(&format!("{m}::")));
             (m, refs)
@@ -232,16 +408,68 @@ fn crates_depend_one_way() {
 #[test]
 fn the_checker_catches_an_upward_import_and_a_cycle() {
     // The checks above are only worth something if they can fail.
-    let modules: BTreeSet<String> = ["rules::dice", "play::agent", "cube::met"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    let refs = references(
-        "use crate::play::agent::Agent; // crate::cube::met\n// use crate::cube::met;\n\
-         #[cfg(test)]\nmod tests {\n    use crate::cube::met;\n}\n",
-        &modules,
+    let modules: BTreeSet<String> = [
+        "rules",
+        "rules::dice",
+        "rules::position",
+        "play",
+        "play::agent",
+        "cube",
+        "cube::met",
+        "cube::money",
+        "search",
+        "search::ply",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let exports = root_exports("pub use rules::position::{Checkers, Position as Board};\n");
+    let seen = |source: &str, module: &str| -> Vec<String> {
+        references(source, module, &modules, &exports)
+            .into_iter()
+            .collect()
+    };
+    // Plain paths; comments and tests are not imports.
+    assert_eq!(
+        seen(
+            "use crate::play::agent::Agent; // crate::cube::met\n// use crate::cube::met;\n\
+             #[cfg(test)]\nmod tests {\n    use crate::cube::met;\n}\n",
+            "rules::dice",
+        ),
+        ["play::agent"]
     );
-    assert_eq!(refs.into_iter().collect::<Vec<_>>(), ["play::agent"]);
+    // Grouped imports, one group inside another.
+    assert_eq!(
+        seen(
+            "use crate::{play::agent::Agent, cube::{met, money::X}};",
+            "rules::dice"
+        ),
+        ["cube::met", "cube::money", "play::agent"]
+    );
+    // `super::` chains and `self::`, from a file and from its mod.rs.
+    assert_eq!(
+        seen("use super::super::play::agent;", "rules::dice"),
+        ["play::agent"]
+    );
+    assert_eq!(seen("use super::met::Met;", "cube::money"), ["cube::met"]);
+    assert_eq!(seen("use self::met::Met;", "cube"), ["cube::met"]);
+    assert_eq!(seen("use met::Met;", "cube"), ["cube::met"]);
+    // A name the root re-exports, in a `use` and in code or a macro.
+    assert_eq!(
+        seen("use crate::Checkers;", "search::ply"),
+        ["rules::position"]
+    );
+    assert_eq!(
+        seen("fn f() { let _ = crate::Board::start(); }", "search::ply"),
+        ["rules::position"]
+    );
+    assert_eq!(
+        seen(
+            "fn f() { let _ = format!(\"{}\", crate::play::agent::X); }",
+            "rules::dice"
+        ),
+        ["play::agent"]
+    );
     let mut g = BTreeMap::new();
     g.insert(
         "rules::dice".to_string(),
@@ -258,4 +486,36 @@ fn the_checker_catches_an_upward_import_and_a_cycle() {
     assert!(cycle(&g).is_some());
     g.remove("rules::dice");
     assert!(upward(&g).is_empty() && cycle(&g).is_none());
+}
+
+/// The imports that point back up the module tree: (module, an ancestor
+/// it names: its parent's mod.rs or the crate root).
+fn toward_the_root(g: &BTreeMap<String, BTreeSet<String>>) -> Vec<(String, String)> {
+    let mut bad = Vec::new();
+    for (m, refs) in g {
+        for r in refs {
+            if r == ROOT || m.starts_with(&format!("{r}::")) {
+                bad.push((m.clone(), r.clone()));
+            }
+        }
+    }
+    bad
+}
+
+#[test]
+fn no_module_imports_from_its_parent_or_the_crate_root() {
+    // What children share lives in a sibling module, not in the mod.rs or
+    // lib.rs that declares them.
+    for krate in ["engine", "trainer", "cli"] {
+        let g = graph(&root().join(krate).join("src"));
+        let bad = toward_the_root(&g);
+        assert!(bad.is_empty(), "{krate}: imports back up the tree: {bad:?}");
+    }
+    let mut g = BTreeMap::new();
+    g.insert(
+        "rollout::shard".to_string(),
+        BTreeSet::from(["rollout".to_string()]),
+    );
+    g.insert("table".to_string(), BTreeSet::from([ROOT.to_string()]));
+    assert_eq!(toward_the_root(&g).len(), 2);
 }

@@ -17,9 +17,11 @@ use std::sync::Arc;
 use crate::cube::met::{Met, MetError, Score};
 use crate::cube::money::Owner;
 use crate::evaluation::evaluator::Evaluator;
+use crate::rollout::batches::run_batches;
+use crate::rollout::settings::RolloutSettings;
 use crate::rollout::stakes::{MatchStakes, Stakes, TrialCube};
+use crate::rollout::summary::{summarize, Estimate};
 use crate::rollout::trial::{permutations, play_trial, Start};
-use crate::rollout::{run_batches, summarize, Estimate, RolloutSettings};
 use crate::rules::position::Position;
 
 /// A score at which the opening is rolled out, from the side of the

@@ -37,9 +37,12 @@
 //!   double and double/take ([`rollout_cube`]), so their difference has a
 //!   much smaller error than either.
 
+mod batches;
 pub mod met_rollout;
+mod settings;
 mod shard;
 mod stakes;
+mod summary;
 mod trial;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -50,275 +53,16 @@ use crate::cube::money::CubeAction;
 use crate::evaluation::evaluator::{final_result, Evaluator};
 use crate::evaluation::probs::Probs;
 use crate::rules::position::Position;
+use batches::run_batches;
+pub use batches::BATCH;
+pub use settings::{RolloutLevel, RolloutSettings};
 pub use shard::{merge_shards, rollout_shard, RolloutShard, ShardError};
 use stakes::TrialCube;
 pub use stakes::{MatchStakes, Stakes};
+use summary::summarize;
+pub use summary::{Estimate, Passes, RolloutResult};
 pub use trial::luck_pass_value;
 use trial::{permutations, play_trial, Start, Trial, TrialEnd};
-
-/// How to roll out.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RolloutSettings {
-    /// Most trials.
-    pub trials: u32,
-    /// Checker play depth during the trials.
-    pub ply: u32,
-    /// Stop each trial after this many plies and use the evaluator's value.
-    pub truncate: Option<u32>,
-    /// Play with a cube.
-    pub cubeful: bool,
-    /// Luck adjustment.
-    pub luck: bool,
-    /// Stratified first two rolls.
-    pub quasi: bool,
-    /// Seed of the dice.
-    pub seed: u64,
-    /// Stop once the standard error of the figure reported (see
-    /// [`RolloutResult::value`]) is below this.
-    pub target_se: Option<f32>,
-    /// Money or match, with the root's cube (from the player on roll).
-    pub stakes: Stakes,
-}
-
-impl Default for RolloutSettings {
-    fn default() -> Self {
-        RolloutSettings {
-            trials: 1296,
-            ply: 0,
-            truncate: None,
-            cubeful: false,
-            luck: true,
-            quasi: true,
-            seed: 1,
-            target_se: None,
-            stakes: Stakes::default(),
-        }
-    }
-}
-
-/// Named analysis levels, from quick mini-rollouts to a full rollout.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RolloutLevel {
-    /// 72 trials at 0-ply truncated after 7 plies.
-    Roller,
-    /// 216 trials at 0-ply truncated after 11 plies.
-    RollerPlus,
-    /// 216 trials at 1-ply truncated after 9 plies.
-    RollerPlusPlus,
-    /// 1,296 trials at 0-ply played to the end.
-    Full,
-}
-
-impl RolloutLevel {
-    /// The level's settings (seed and stakes from `base`).
-    pub fn settings(self, base: RolloutSettings) -> RolloutSettings {
-        let (trials, ply, truncate) = match self {
-            RolloutLevel::Roller => (72, 0, Some(7)),
-            RolloutLevel::RollerPlus => (216, 0, Some(11)),
-            RolloutLevel::RollerPlusPlus => (216, 1, Some(9)),
-            RolloutLevel::Full => (1296, 0, None),
-        };
-        RolloutSettings {
-            trials,
-            ply,
-            truncate,
-            luck: true,
-            quasi: true,
-            target_se: None,
-            ..base
-        }
-    }
-
-    /// Reads a level's name (`roller`, `roller+`, `roller++`, `full`).
-    pub fn parse(s: &str) -> Option<RolloutLevel> {
-        match s.to_ascii_lowercase().as_str() {
-            "roller" => Some(RolloutLevel::Roller),
-            "roller+" => Some(RolloutLevel::RollerPlus),
-            "roller++" => Some(RolloutLevel::RollerPlusPlus),
-            "full" => Some(RolloutLevel::Full),
-            _ => None,
-        }
-    }
-}
-
-/// A mean over trials and its standard error.
-#[derive(Clone, Copy, Debug, PartialEq, Default)]
-pub struct Estimate {
-    /// The mean.
-    pub mean: f32,
-    /// Its standard error.
-    pub se: f32,
-}
-
-impl Estimate {
-    /// 95% confidence half-width.
-    pub fn ci95(&self) -> f32 {
-        1.96 * self.se
-    }
-
-    fn of(xs: impl Iterator<Item = f64> + Clone) -> Estimate {
-        let n = xs.clone().count().max(1) as f64;
-        let mean = xs.clone().sum::<f64>() / n;
-        let var = if n > 1.0 {
-            xs.map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)
-        } else {
-            0.0
-        };
-        Estimate {
-            mean: mean as f32,
-            se: (var / n).sqrt() as f32,
-        }
-    }
-}
-
-/// A rollout's estimate with its standard errors.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RolloutResult {
-    /// Trials played.
-    pub trials: u32,
-    /// Mean outcome probabilities for the player on roll.
-    pub probs: Probs,
-    /// Their standard errors.
-    pub probs_se: [f32; 5],
-    /// Cubeless money equity.
-    pub equity: Estimate,
-    /// At a match score: the cubeless EMG at the root's cube.
-    pub emg: Option<Estimate>,
-    /// At a match score: the cubeless match-winning chance.
-    pub mwc: Option<Estimate>,
-    /// Cubeful rollouts: the cubeful equity per unit of the root's cube
-    /// (EMG at a match score).
-    pub cubeful: Option<Estimate>,
-    /// Cubeful rollouts at a match score: the match-winning chance.
-    pub cubeful_mwc: Option<Estimate>,
-    /// Cubeful rollouts: how many trials ended in a passed double.
-    pub passes: Option<Passes>,
-    /// The seed.
-    pub seed: u64,
-}
-
-/// How many trials of a cubeful rollout ended in a passed double, by who
-/// passed. Their chances count as the position's where the pass was made.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Passes {
-    /// The player on roll at the root doubled and the opponent passed.
-    pub by_opponent: u32,
-    /// The opponent doubled and the player on roll at the root passed.
-    pub by_root: u32,
-}
-
-impl RolloutResult {
-    /// The figure plays and decisions are compared by: the cubeful equity
-    /// when the cube was played, else the cubeless EMG at a match score,
-    /// else the cubeless equity.
-    pub fn value(&self) -> Estimate {
-        self.cubeful.or(self.emg).unwrap_or(self.equity)
-    }
-}
-
-pub(crate) fn summarize(trials: &[Trial], s: &RolloutSettings) -> RolloutResult {
-    let mut probs = [0.0f32; 5];
-    let mut probs_se = [0.0f32; 5];
-    for k in 0..5 {
-        let e = Estimate::of(trials.iter().map(|t| t.probs[k]));
-        probs[k] = e.mean;
-        probs_se[k] = e.se;
-    }
-    let eq = |t: &Trial| 2.0 * t.probs[0] - 1.0 + t.probs[1] - t.probs[3] + t.probs[2] - t.probs[4];
-    let stakes = &s.stakes;
-    let (emg, mwc) = match stakes {
-        Stakes::Money(_) => (None, None),
-        Stakes::Match(m) => {
-            // The cubeless MWC is linear in the probabilities, so each
-            // trial's luck-adjusted ones give an unbiased MWC.
-            let outcomes = m.outcomes();
-            let mwcs = trials
-                .iter()
-                .map(move |t| f64::from(outcomes.mwc(&Probs(t.probs.map(|x| x as f32)), true)));
-            (
-                Some(Estimate::of(mwcs.clone().map(|v| stakes.root_equity(v)))),
-                Some(Estimate::of(mwcs)),
-            )
-        }
-    };
-    let cubeful = s
-        .cubeful
-        .then(|| Estimate::of(trials.iter().map(|t| stakes.root_equity(t.cubeful))));
-    let cubeful_mwc = (s.cubeful && matches!(stakes, Stakes::Match(_)))
-        .then(|| Estimate::of(trials.iter().map(|t| t.cubeful)));
-    let passes = s.cubeful.then(|| {
-        let count = |e: TrialEnd| trials.iter().filter(|t| t.end == e).count() as u32;
-        Passes {
-            by_opponent: count(TrialEnd::OpponentPassed),
-            by_root: count(TrialEnd::RootPassed),
-        }
-    });
-    RolloutResult {
-        trials: trials.len() as u32,
-        probs: Probs(probs),
-        probs_se,
-        equity: Estimate::of(trials.iter().map(eq)),
-        emg,
-        mwc,
-        cubeful,
-        cubeful_mwc,
-        passes,
-        seed: s.seed,
-    }
-}
-
-/// Trials per batch: results are checked (target error, interruption,
-/// progress) only between batches, so stopping points do not depend on the
-/// number of threads. Four rounds of 36 give each thread enough games of
-/// uneven length to keep busy until the batch ends.
-pub const BATCH: u32 = 144;
-
-/// The first batch: a quarter of [`BATCH`], so a progress bar moves within
-/// a second.
-const FIRST_BATCH: u32 = 36;
-
-/// Plays trials `0..trials` in batches over rayon's threads, summarizing
-/// after each batch for `progress` and the target error; a `stop` is seen
-/// between trials, and the trials after the first one skipped are dropped,
-/// so the result always covers trials `0..n`.
-pub(crate) fn run_batches<T: Send, R>(
-    trials: u32,
-    target_se: Option<f32>,
-    stop: &AtomicBool,
-    play: impl Fn(u32) -> T + Sync,
-    summarize: impl Fn(&[T]) -> R,
-    se: impl Fn(&R) -> f32,
-    mut progress: impl FnMut(&R),
-) -> R {
-    let mut done_trials: Vec<T> = Vec::with_capacity(trials as usize);
-    let mut done = 0u32;
-    while done < trials && !stop.load(Ordering::Relaxed) {
-        // A first short batch, so progress shows early; then batches that
-        // end on multiples of BATCH.
-        let step = if done == 0 {
-            FIRST_BATCH
-        } else {
-            BATCH - done % BATCH
-        };
-        let hi = (done + step).min(trials);
-        let batch: Vec<Option<T>> = (done..hi)
-            .into_par_iter()
-            .map(|i| (!stop.load(Ordering::Relaxed)).then(|| play(i)))
-            .collect();
-        let complete = batch.iter().take_while(|t| t.is_some()).count();
-        done_trials.extend(batch.into_iter().take(complete).flatten());
-        done += complete as u32;
-        let r = summarize(&done_trials);
-        progress(&r);
-        if done < hi {
-            break;
-        }
-        if target_se.is_some_and(|t| done >= 2 * BATCH && se(&r) <= t) {
-            break;
-        }
-    }
-    summarize(&done_trials)
-}
 
 /// Rolls out `pos` (player on roll, before rolling) with `ev`. `progress`
 /// sees the running result after each batch; `stop` ends the rollout

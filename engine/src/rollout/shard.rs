@@ -17,9 +17,10 @@ use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
+use super::settings::RolloutSettings;
 use super::stakes::TrialCube;
+use super::summary::{summarize, RolloutResult};
 use super::trial::{permutations, play_trial, Start, Trial, TrialEnd};
-use super::{summarize, RolloutResult, RolloutSettings};
 use crate::evaluation::evaluator::Evaluator;
 use crate::rules::position::Position;
 

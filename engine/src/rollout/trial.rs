@@ -7,8 +7,8 @@ use rustc_hash::FxHashMap;
 
 use crate::evaluation::evaluator::{final_result, Evaluator};
 use crate::evaluation::probs::Probs;
+use crate::rollout::settings::RolloutSettings;
 use crate::rollout::stakes::{CubeMove, Stakes, TrialCube};
-use crate::rollout::RolloutSettings;
 use crate::rules::dice::Dice;
 use crate::rules::movegen::{generate, MoveList};
 use crate::rules::position::Position;
