@@ -411,14 +411,14 @@ mod tests {
         assert_eq!(load(&path).unwrap(), all);
         let good = text(&all[..1]);
         let bad = good.replacen(" - ", " x ", 1);
-        fs::write(&path, format!("{good}{bad}")).unwrap();
+        fs::write(&path, crate::labels::with_checksum(&format!("{good}{bad}"))).unwrap();
         let err = format!("{:#}", load(&path).unwrap_err());
         assert!(
             err.contains("line 2") && err.contains("fixed value"),
             "{err}"
         );
         let single = good.split(';').next().unwrap().to_string();
-        fs::write(&path, format!("{single}\n")).unwrap();
+        fs::write(&path, crate::labels::with_checksum(&format!("{single}\n"))).unwrap();
         let err = format!("{:#}", load(&path).unwrap_err());
         assert!(err.contains("line 1") && err.contains("two plays"), "{err}");
         fs::remove_dir_all(&dir).unwrap();

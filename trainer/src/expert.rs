@@ -274,10 +274,11 @@ impl<'a> RoundLabels<'a> {
     /// Piece `k`'s labels as the text of its file.
     pub fn piece_text(&self, k: usize) -> String {
         let r = k * LABEL_PIECE..((k + 1) * LABEL_PIECE).min(self.positions.len());
-        match self.cfg.labels {
+        let text = match self.cfg.labels {
             LabelSource::Search | LabelSource::Luck => Example::text(&self.examples(r)),
             LabelSource::Decisions { .. } => DecisionLabel::text(&self.decisions(r)),
-        }
+        };
+        labels::with_checksum(&text)
     }
 
     fn examples(&self, r: Range<usize>) -> Vec<Example> {

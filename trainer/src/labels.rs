@@ -250,7 +250,7 @@ pub fn label_in_pieces<T: LabelLines>(
             continue;
         }
         let range = k * LABEL_PIECE..((k + 1) * LABEL_PIECE).min(positions.len());
-        write_atomic(&piece_path(k), T::text(&label(range)).as_bytes())?;
+        save_labels(&piece_path(k), &T::text(&label(range)))?;
     }
     if (0..pieces).any(|k| !piece_path(k).exists()) {
         return Ok(None);
@@ -298,12 +298,49 @@ impl LabelLines for Example {
     }
 }
 
-/// Writes a label file atomically, making its directory if need be.
+/// How the last line of every label file opens: the SHA-256 of the lines
+/// above it follows, so a file cut short or damaged is refused, not
+/// trained on.
+const CHECKSUM: &str = "#sha256 ";
+
+fn sha256_hex(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// `text` (whole lines) with its checksum line after it.
+pub(crate) fn with_checksum(text: &str) -> String {
+    format!("{text}{CHECKSUM}{}\n", sha256_hex(text))
+}
+
+/// The lines of a label file above its checksum line, once they match it.
+fn checked<'t>(text: &'t str, path: &Path) -> Result<&'t str> {
+    let body_end = text.trim_end_matches('\n').rfind('\n').map_or(0, |i| i + 1);
+    let (body, last) = text.split_at(body_end);
+    let sum = last.trim_end().strip_prefix(CHECKSUM).with_context(|| {
+        format!(
+            "{}: no checksum line at the end (cut short, or written before labels had one): remove it to label again",
+            path.display()
+        )
+    })?;
+    anyhow::ensure!(
+        sum == sha256_hex(body),
+        "{}: the lines do not match their checksum (damaged): remove it to label again",
+        path.display()
+    );
+    Ok(body)
+}
+
+/// Writes a label file atomically with its checksum line, making its
+/// directory if need be.
 pub(crate) fn save_labels(path: &Path, text: &str) -> Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    Ok(write_atomic(path, text.as_bytes())?)
+    Ok(write_atomic(path, with_checksum(text).as_bytes())?)
 }
 
 /// Reads examples written by [`save_examples`]; a malformed line is an
@@ -316,7 +353,7 @@ pub fn load_examples(path: &Path) -> Result<Vec<Example>> {
 /// line.
 pub(crate) fn load_labels<T>(path: &Path, parse: impl Fn(&str) -> Result<T>) -> Result<Vec<T>> {
     let text = fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    parse_lines(&text, path, parse)
+    parse_lines(checked(&text, path)?, path, parse)
 }
 
 /// The items in `text`, one per line; an error names `path` and the line.
@@ -387,6 +424,13 @@ mod tests {
             assert_eq!(a.phase, b.phase);
         }
         let text = fs::read_to_string(&path).unwrap();
+        // Cut short or changed, a file is refused whole.
+        let body = checked(&text, &path).unwrap().to_string();
+        for damaged in [body.clone(), text.replacen("0.51", "0.52", 1)] {
+            fs::write(&path, &damaged).unwrap();
+            let err = format!("{:#}", load_examples(&path).unwrap_err());
+            assert!(err.contains("checksum"), "{err}");
+        }
         for (bad, why) in [
             ("4HPwATDgc/ABMA 0.5 0.1 0.0 0.1", "probability 5 missing"),
             (
@@ -395,7 +439,7 @@ mod tests {
             ),
             ("4HPwATDgc/ABM! 0.5 0.1 0.0 0.1 0.0", "line 3"),
         ] {
-            fs::write(&path, format!("{text}{bad}\n")).unwrap();
+            fs::write(&path, with_checksum(&format!("{body}{bad}\n"))).unwrap();
             let err = format!("{:#}", load_examples(&path).unwrap_err());
             assert!(err.contains("line 3") && err.contains(why), "{bad}: {err}");
         }
@@ -433,7 +477,7 @@ mod tests {
         // A run of all stopped after the first piece: its piece is there.
         let first = by_index(0..LABEL_PIECE);
         let pieces = pieces_dir(&path);
-        write_atomic(&pieces.join("00000"), Example::text(&first).as_bytes()).unwrap();
+        save_labels(&pieces.join("00000"), &Example::text(&first)).unwrap();
         labelled.store(0, std::sync::atomic::Ordering::Relaxed);
         let all = label_in_pieces(&path, &positions, 4, Shard::ALL, by_index)
             .unwrap()
