@@ -9,7 +9,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
-use sheshbesh_engine::cube::decision::{owner_of, valuation};
+use sheshbesh_engine::cube::decision::{owner_of, rank_plays, PlayEquity};
 use sheshbesh_engine::cube::money::Owner;
 use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
 use sheshbesh_engine::formats::position_id;
@@ -17,7 +17,6 @@ use sheshbesh_engine::rollout::{
     rollout, rollout_cube, rollout_moves, CubeRollout, Estimate, Passes, RolloutLevel,
     RolloutResult, RolloutSettings, Stakes,
 };
-use sheshbesh_engine::search::ply::{rank_moves, MoveFilter};
 
 use crate::commands::{self, input_of};
 use crate::input::{dice_for, parse_position, Input};
@@ -299,8 +298,14 @@ pub fn answer(
         bail!("bad moves {moves}: compare 1 to 100 plays");
     }
     let dice = dice_for(input, Some(d))?;
-    let valuation = valuation(&input.state, input.state.on_roll)?;
-    let ranked = rank_moves(ev, &input.position, dice, 0, MoveFilter::ROOT, valuation);
+    // The plays compared are the best at 0 ply by the figure the rollout
+    // reports: cubeful when the cube is played, else cubeless.
+    let equity = if s.cubeful {
+        PlayEquity::Cubeful
+    } else {
+        PlayEquity::Cubeless
+    };
+    let ranked = rank_plays(ev, &input.position, dice, &input.state, 0, equity)?;
     let top: Vec<_> = ranked.iter().take(moves).collect();
     let afters: Vec<_> = top.iter().map(|r| r.candidate.position).collect();
     let results = rollout_moves(ev, &afters, s, 2.33, stop);
@@ -326,27 +331,69 @@ pub fn answer(
         })
         .collect();
     let v = json!({"position_id": position_id::encode(&input.position), "dice": dice.to_string(), "moves": moves, "interrupted": interrupted});
-    let lines: Vec<String> = order
-        .iter()
-        .enumerate()
-        .map(|(rank, &i)| {
-            let r = results[i].result.value();
-            format!(
-                "{:>2}. {:<24} {:+.4} ± {:.4}  {} trials{}",
-                rank + 1,
-                top[i].candidate.mv.to_string(),
-                r.mean,
-                r.se,
-                results[i].result.trials,
-                if results[i].eliminated {
-                    "  (dropped: clearly worse)"
-                } else {
-                    ""
-                }
-            )
-        })
-        .collect();
+    let first = &results[order[0]].result;
+    let mut lines = vec![format!(
+        "rollout of {dice}: the plays by {}; chances for the player on roll after each",
+        value_name(first)
+    )];
+    lines.push(format!(
+        " #  {:<24} {:>6} {:>6} {:>6} {:>6} {:>6}   {:<19}{}  trials",
+        "play",
+        "win",
+        "g",
+        "bg",
+        "lose g",
+        "bg",
+        value_name(first),
+        if mwc_of(first).is_some() {
+            "     MWC"
+        } else {
+            ""
+        }
+    ));
+    for (rank, &i) in order.iter().enumerate() {
+        let r = &results[i].result;
+        let (p, e) = (r.probs.0.map(|x| 100.0 * x), r.value());
+        lines.push(format!(
+            "{:>2}. {:<24} {:>6.2} {:>6.2} {:>6.2} {:>6.2} {:>6.2}   {:+.4} ± {:.4}   {}{:>6}{}",
+            rank + 1,
+            top[i].candidate.mv.to_string(),
+            p[0],
+            p[1],
+            p[2],
+            p[3],
+            p[4],
+            e.mean,
+            e.se,
+            mwc_of(r).map_or(String::new(), |m| format!("{:6.2}%", 100.0 * m.mean)),
+            r.trials,
+            if results[i].eliminated {
+                "  (dropped: clearly worse)"
+            } else {
+                ""
+            }
+        ));
+    }
     Ok((v, lines.join("\n")))
+}
+
+/// The name of the figure [`RolloutResult::value`] gives.
+fn value_name(r: &RolloutResult) -> &'static str {
+    match (r.cubeful.is_some(), r.emg.is_some()) {
+        (true, true) => "cubeful EMG",
+        (true, false) => "cubeful equity",
+        (false, true) => "cubeless EMG",
+        (false, false) => "cubeless equity",
+    }
+}
+
+/// The match-winning chance beside that figure, at a match score.
+fn mwc_of(r: &RolloutResult) -> Option<Estimate> {
+    if r.cubeful.is_some() {
+        r.cubeful_mwc
+    } else {
+        r.mwc
+    }
 }
 
 /// The answer for a position's rollout `r` (whole, interrupted, or merged

@@ -96,6 +96,47 @@ fn match_rollouts_report_mwc_and_emg() {
 }
 
 #[test]
+fn move_rollouts_name_their_figure_and_show_chances_and_mwc() {
+    // A roll's plays rolled out: each row has the five chances, and the
+    // header names what the plays are compared by; at a match score the
+    // MWC stands beside it. Money play has no MWC column.
+    let at_score = "4Ls3IACMd4OAIQ:cAmqAAAACAAE";
+    for (args, figure, mwc) in [
+        (vec![at_score, "42"], "cubeless EMG", true),
+        (vec![at_score, "42", "--cubeful"], "cubeful EMG", true),
+        (vec!["4Ls3IACMd4OAIQ", "42"], "cubeless equity", false),
+        (
+            vec!["4Ls3IACMd4OAIQ", "42", "--cubeful"],
+            "cubeful equity",
+            false,
+        ),
+    ] {
+        let mut all = vec!["rollout"];
+        all.extend(&args);
+        all.extend(["--trials", "36", "--moves", "2", "--quiet"]);
+        let (code, out, err) = sheshbesh(&all);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(
+            lines[0].contains(&format!("the plays by {figure};")),
+            "{out}"
+        );
+        assert_eq!(lines[1].contains("MWC"), mwc, "{out}");
+        assert_eq!(lines.len(), 4, "{out}");
+        for row in &lines[2..] {
+            // The rank, win, g, bg, lose g, bg, the figure and its error,
+            // [MWC,] trials.
+            let numbers = row
+                .split_whitespace()
+                .filter(|w| w.trim_end_matches('%').parse::<f64>().is_ok())
+                .count();
+            assert_eq!(numbers, if mwc { 10 } else { 9 }, "{row}");
+            assert_eq!(row.contains('%'), mwc, "{row}");
+        }
+    }
+}
+
+#[test]
 fn cube_rollouts_refuse_a_cube_the_player_cannot_turn() {
     // The opponent owns the cube (money), and the Crawford game.
     for (xgid, why) in [

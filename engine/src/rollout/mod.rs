@@ -26,10 +26,13 @@
 //!   in for the rest), and free truncation when the bear-off databases know
 //!   the position exactly (cubeless, or money cubeful; cubeful match
 //!   trials play bear-offs out with the live cube).
-//! - Money or match ([`Stakes`]): at a match score plays are chosen by EMG
-//!   at the mover's score and cube, and cubeful trials double, take and
-//!   pass by the match cube model and end with the MWC the result is worth;
-//!   in money play by the money cube model, scoring points times the cube.
+//! - Money or match ([`Stakes`]): cubeless trials choose plays by money
+//!   equity or by EMG at the mover's score and cube; cubeful trials choose
+//!   them by their cubeful value with the cube where it is, as hints do
+//!   (the luck pass still picks each roll's play cubelessly: where the two
+//!   differ the luck is measured along a neighbouring game, which adds
+//!   noise and no bias), double, take and pass by the money or match cube
+//!   model, and end with the points or the MWC the result is worth.
 //! - Shards ([`rollout_shard`], [`merge_shards`]): trial ranges played
 //!   apart (other processes, other machines) merge into exactly the result
 //!   of one run.
@@ -338,6 +341,59 @@ mod tests {
             bearoff: db,
             layout: crate::evaluation::inputs::Layout::V2,
             luck: None,
+        }
+    }
+
+    #[test]
+    fn cubeful_trials_play_by_the_cube_and_cubeless_ones_do_not() {
+        // 5-point match, a real position where the cube changes the play:
+        // with 42 the cubeful best is 24/22 13/9*, the cubeless (dead-cube
+        // EMG) best 13/9* 6/4. Trial after trial, a cubeful rollout
+        // truncated after one play must reach the cubeful play's board on
+        // that roll, as `hint` ranks it, and a cubeless one the other.
+        use crate::cube::decision::{rank_plays, PlayEquity};
+        use crate::formats::{match_id, position_id};
+        use crate::rollout::trial::{permutations, play_trial, Start};
+        let bytes = include_bytes!("../../../weights/sheshbesh.weights");
+        let ev = NetEvaluator::from_weights(&crate::evaluation::weights::decode(bytes).unwrap())
+            .unwrap();
+        let pos = position_id::decode("4Ls3IACMd4OAIQ").unwrap();
+        let state = match_id::decode("cAmqAAAACAAE").unwrap();
+        let dice = Dice::new(4, 2).unwrap();
+        let best = |equity| {
+            rank_plays(&ev, &pos, dice, &state, 0, equity).unwrap()[0]
+                .candidate
+                .position
+        };
+        let (cubeful, cubeless) = (best(PlayEquity::Cubeful), best(PlayEquity::Cubeless));
+        assert_ne!(
+            cubeful, cubeless,
+            "the fixture no longer tells the two apart"
+        );
+        let stakes = Stakes::for_state(&state).unwrap();
+        for (is_cubeful, expected) in [(true, cubeful), (false, cubeless)] {
+            let s = RolloutSettings {
+                trials: 36,
+                truncate: Some(1),
+                cubeful: is_cubeful,
+                luck: false,
+                stakes: stakes.clone(),
+                ..RolloutSettings::default()
+            };
+            let perms = permutations(s.seed);
+            let start = Start {
+                cube: TrialCube::at_root(&stakes),
+                root_may_double: false,
+                opening: false,
+            };
+            let i = (0..36)
+                .find(|&i| Dicer::new(&s, i, &perms, false).roll().high_first() == dice)
+                .unwrap();
+            let t = play_trial(&ev, &|_: &Position| None, &pos, &s, start, i, &perms);
+            let reached = ev.eval(&expected.swapped()).flipped().0.map(f64::from);
+            for (a, b) in t.probs.iter().zip(&reached) {
+                assert!((a - b).abs() < 1e-6, "cubeful {is_cubeful}: {:?}", t.probs);
+            }
         }
     }
 

@@ -4,19 +4,25 @@
 //! does: points per unit of the root's cube in money play, the root
 //! player's match-winning chance (MWC) in a match. Cube decisions inside a
 //! trial, the values at truncation and the luck of each roll all come from
-//! here, so money and match rollouts share one trial loop. Plays are
-//! chosen by [`Valuation`]: money equity, or EMG at the mover's score and
-//! the cube of the moment.
+//! here, so money and match rollouts share one trial loop. Cubeful trials
+//! choose plays by their cubeful value with the cube of the moment
+//! ([`Stakes::cubeful_play`], as hints rank them); cubeless ones by
+//! [`Valuation`]: money equity, or EMG at the mover's score and cube.
 
 use std::sync::Arc;
 
+use crate::cube::cubeful::{self, CubeView};
 use crate::cube::decision::{owner_of, score_of};
 use crate::cube::match_cube::match_decision;
+use crate::cube::match_cubeful::{MatchCube, MatchView};
 use crate::cube::met::{Met, MetError, Score};
 use crate::cube::money::{self, CubeAction, CubeDecision, MoneyCube, Owner};
+use crate::evaluation::evaluator::Evaluator;
 use crate::evaluation::probs::Probs;
+use crate::rules::dice::Dice;
 use crate::rules::match_state::MatchState;
 use crate::rules::position::Position;
+use crate::search::ply::MoveFilter;
 use crate::search::valuation::{MatchOutcomes, Valuation};
 
 /// The game at the root of a rollout, seen from the player on roll there.
@@ -226,6 +232,44 @@ impl Stakes {
                 Self::mover_score(m, mover_is_root),
                 Self::points(m, cube),
             )),
+        }
+    }
+
+    /// The mover's play of `dice` from `pos` (its side) in a cubeful
+    /// trial: the best by its cubeful value `ply` deep with the cube where
+    /// it is, the opponent free to double after it, ranked as hints rank
+    /// plays ([`cubeful::rank_plays`]); so a trial plays safe where the
+    /// cube makes safety pay, and for the gammon where the cube is dead.
+    pub(crate) fn cubeful_play<E: Evaluator + ?Sized>(
+        &self,
+        ev: &E,
+        pos: &Position,
+        dice: Dice,
+        cube: TrialCube,
+        mover_is_root: bool,
+        ply: u32,
+    ) -> Position {
+        fn best<E: Evaluator + ?Sized, C: CubeView>(
+            ev: &E,
+            pos: &Position,
+            dice: Dice,
+            view: C,
+            ply: u32,
+        ) -> Position {
+            let ranked = cubeful::rank_plays(ev, pos, dice, view, ply, MoveFilter::ROOT);
+            ranked[0].candidate.position
+        }
+        let owner = cube.owner_for(mover_is_root);
+        match self {
+            Stakes::Money(rules) => best(ev, pos, dice, MoneyCube { owner, ..*rules }, ply),
+            Stakes::Match(m) => {
+                let view = MatchCube {
+                    score: Self::mover_score(m, mover_is_root),
+                    cube: Self::points(m, cube),
+                    owner,
+                };
+                best(ev, pos, dice, MatchView::new(&m.met, view), ply)
+            }
         }
     }
 

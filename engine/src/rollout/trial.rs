@@ -461,7 +461,8 @@ pub(crate) fn play_trial<E: Evaluator + ?Sized>(
             // when there is one, values it; in a race the yardstick is the
             // playing race net.
             let yardstick = yardstick.filter(|_| pos.is_contact());
-            let choose_here = s.ply == 0;
+            // Cubeful trials choose by the cube below, not from here.
+            let choose_here = s.ply == 0 && !s.cubeful;
             scratch.fill(base, &pos, choose_here.then_some(thrown_roll));
             scratch.pick(yardstick, &pos, &valuation);
             for (k, r) in Dice::all_21().enumerate() {
@@ -494,6 +495,7 @@ pub(crate) fn play_trial<E: Evaluator + ?Sized>(
         }
         let after = match played {
             Some(a) => a,
+            None if s.cubeful => stakes.cubeful_play(base, &pos, dice, cube, mover_is_root, s.ply),
             None => {
                 generate(&pos, dice, &mut list);
                 let mut chooser = Searcher::new(base, s.ply).with_valuation(valuation);
