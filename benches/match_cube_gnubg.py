@@ -20,7 +20,11 @@ equities (mEMG per decision: the double/no double part where it differs,
 plus the take/pass part where that does), and the mean distance of the
 no double and double/take equities from gnubg 2-ply's.
 
-Usage: python3 benches/match_cube_gnubg.py [--files GLOB] [--limit N] [--json]
+Each `--weights FILE` adds rows for that net at 0 and 2 plies beside the
+shipped net's.
+
+Usage: python3 benches/match_cube_gnubg.py [--files GLOB] [--limit N]
+    [--weights FILE ...] [--json]
 """
 import argparse
 import glob
@@ -98,6 +102,8 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--files", default=os.path.join(MATCHES, "*"))
     ap.add_argument("--limit", type=int, default=0, help="at most this many decisions")
+    ap.add_argument("--weights", action="append", default=[],
+                    help="also judge with this weights file (repeatable)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     files = sorted(f for f in glob.glob(a.files) if f.endswith((".mat", ".sgf", ".txt")))
@@ -113,6 +119,10 @@ def main():
               "ours 2-ply": {k: o for k, o in zip(close, ours(["cube", "--ply", "2", "--json"], close))},
               "gnubg 0-ply": {k: {"action": g["action"], "no_double": g["nd"], "double_take": g["dt"]}
                               for k, g in g0.items()}}
+    for w in a.weights:
+        for ply in (0, 2):
+            answers = ours(["cube", "--ply", str(ply), "--json", "--weights", w], close)
+            judges[f"{os.path.basename(w)} {ply}-ply"] = dict(zip(close, answers))
     summary = {"files": len(files), "turns": len(keys), "close": len(close)}
     for name, answers in judges.items():
         rows = [(ref[k], answers[k]) for k in close if k in answers and "action" in answers[k]]
@@ -132,7 +142,7 @@ def main():
           f"{summary['close']} close or actual by gnubg 2-ply")
     for name in judges:
         s = summary[name]
-        print(f"{name:<12} agrees {100 * s['agree']:.1f}% of {s['decisions']}, "
+        print(f"{name:<{max(12, *map(len, judges))}} agrees {100 * s['agree']:.1f}% of {s['decisions']}, "
               f"cost {s['cost_memg']:.1f} mEMG per decision, "
               f"equities {s['equity_difference']:.3f} from gnubg 2-ply's")
 

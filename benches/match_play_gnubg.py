@@ -19,7 +19,11 @@ Plays are compared as multisets of moves (`24/18 13/11` = `13/11 24/18`,
 Usage:
   apt-get install gnubg && cargo build --release
   python3 benches/match_play_gnubg.py [--ply 0] [--judge-ply 2] [--limit 400]
-      [--binary target/release/sheshbesh] [FILES...]
+      [--binary target/release/sheshbesh] [--weights FILE ...] [FILES...]
+
+Each `--weights FILE` adds a row of that net's cubeful picks beside the
+shipped net's (a candidate net measured against the shipped one in one
+run).
 """
 
 import argparse
@@ -119,6 +123,8 @@ def main():
     ap.add_argument("--judge-ply", type=int, default=2)
     ap.add_argument("--limit", type=int, default=400)
     ap.add_argument("--binary", default=os.path.join(ROOT, "target", "release", "sheshbesh"))
+    ap.add_argument("--weights", action="append", default=[],
+                    help="also rank with this weights file (repeatable)")
     ap.add_argument("--dump", help="write every decision's picks and costs to this JSON file")
     ap.add_argument("files", nargs="*")
     a = ap.parse_args()
@@ -133,10 +139,14 @@ def main():
         f"ours {a.ply}-ply, as money": ours_best(a.binary, [f"{p} {d}" for p, m, d in pos], a.ply),
         f"gnubg {a.ply}-ply": [r[0][0] if r else None for r in rival],
     }
+    for w in a.weights:
+        picks[f"ours {a.ply}-ply, {os.path.basename(w)}"] = ours_best(
+            a.binary, with_score, a.ply, "--weights", w)
     n = sum(1 for j in judge if j)
     print(f"{len(pos)} checker decisions from {len(files)} match files; "
           f"judge gnubg {a.judge_ply}-ply answered {n}")
-    print(f"{'player':<26} {'agrees':>14} {'mEMG/play':>10} {'unlisted':>9}")
+    width = max(26, *(len(name) for name in picks))
+    print(f"{'player':<{width}} {'agrees':>14} {'mEMG/play':>10} {'unlisted':>9}")
     for name, best in picks.items():
         agree, total, unlisted, k = 0, 0.0, 0, 0
         for j, o in zip(judge, best):
@@ -147,7 +157,7 @@ def main():
             total += c
             agree += c <= 1e-9
             unlisted += not listed
-        print(f"{name:<26} {agree:>5}/{k:<4} {100.0 * agree / max(k, 1):4.1f}% "
+        print(f"{name:<{width}} {agree:>5}/{k:<4} {100.0 * agree / max(k, 1):4.1f}% "
               f"{1000.0 * total / max(k, 1):>10.2f} {unlisted:>9}")
     if a.dump:
         rows = []

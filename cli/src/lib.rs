@@ -159,14 +159,17 @@ enum Command {
     /// with a table of every file's result or error (exit status 1 when any
     /// file failed).
     Annotate(annotate_cmd::AnnotateArgs),
-    /// Make weights: self-play, expert iteration, or folding weights files.
+    /// Make weights: self-play, expert iteration, calibration, or folding
+    /// weights files.
     ///
     /// `train selfplay` trains by TD(lambda) with checkpoints and strength
     /// checks against pubeval; `train expert` teaches a checkpoint what its
-    /// own deeper search knows; `train weights average|ensemble|splice`
+    /// own deeper search knows; `train calibrate` fits a net (its outputs,
+    /// or all of it) to its own rollouts; `train weights average|ensemble|splice`
     /// makes one file from others. Run a command again to resume after an
     /// interruption; pass the result to any command with `--weights`.
-    /// `weights/README.md` has the commands that made the shipped net.
+    /// `weights/README.md` is the shipped net's card; the file's provenance
+    /// holds every command that made it.
     Train(Box<train_cmd::TrainArgs>),
     /// Speak the Universal Backgammon Interface (UBGI) on stdin/stdout: send
     /// `ubgi`, then FIBS board strings or XGIDs; each is answered with the

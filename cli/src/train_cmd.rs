@@ -9,6 +9,7 @@ use serde_json::json;
 use sheshbesh_engine::evaluation::evaluator::Phase;
 use sheshbesh_engine::evaluation::inputs::Layout;
 use sheshbesh_engine::evaluation::net::{BLOCK, MAX_HIDDEN};
+use sheshbesh_trainer::calibrate::{self, CalibrateConfig, CalibrationFit, PositionClass};
 use sheshbesh_trainer::checkpoint::{self, Provenance};
 use sheshbesh_trainer::expert::{label_file, ExpertConfig, LabelSource, RoundLabels};
 use sheshbesh_trainer::labels::{piece_path, Shard};
@@ -35,6 +36,10 @@ pub enum TrainMode {
     /// self-play, label them by the nets' own deeper search, fit the nets
     /// to the labels.
     Expert(ExpertArgs),
+    /// Fit a net to its own rollouts: sample positions from self-play (all,
+    /// or one class such as back games), roll each out to the end, and
+    /// rescale each output's logit to fit them or fit the whole net.
+    Calibrate(CalibrateArgs),
     /// Make weights from other weights files without training.
     Weights {
         #[command(subcommand)]
@@ -192,6 +197,71 @@ pub struct ExpertArgs {
     pub check_pairs: u64,
 }
 
+/// Options of `train calibrate`.
+#[derive(Args, Debug)]
+pub struct CalibrateArgs {
+    #[command(flatten)]
+    pub out: TrainOutput,
+    /// Label file: the rollouts, kept in pieces beside it as they are made
+    /// (a stopped run resumes) and reused when it exists.
+    #[arg(long)]
+    pub labels: PathBuf,
+    /// Positions sampled from self-play (before keeping --phase's).
+    #[arg(long, default_value_t = 10_000, value_parser = crate::args::count_usize)]
+    pub positions: usize,
+    /// Rollout trials per position (cubeless, 0-ply, to the end).
+    #[arg(long, default_value_t = 36, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub trials: u32,
+    /// The net calibrated; the other stays as it is.
+    #[arg(long, value_enum, default_value = "contact")]
+    pub phase: PhaseArg,
+    /// Which sampled positions are rolled out.
+    #[arg(long, value_enum, default_value = "all")]
+    pub class: ClassArg,
+    /// What is fitted to the rollouts: `outputs` (each output's logit
+    /// rescaled, the hidden layers kept) or `net` (the whole net, with
+    /// --anchors times as many other positions held at its own values).
+    #[arg(long, value_enum, default_value = "outputs")]
+    pub fit: FitArg,
+    /// Passes over the labels of `--fit net`.
+    #[arg(long, default_value_t = 10, value_parser = crate::args::count_usize)]
+    pub epochs: usize,
+    /// Learning rate of `--fit net`'s first pass (it falls to a tenth).
+    #[arg(long, default_value_t = 0.0003, value_parser = crate::args::positive)]
+    pub alpha: f32,
+    /// Positions held at the net's own values per rolled-out position
+    /// (`--fit net`).
+    #[arg(long, default_value_t = 1)]
+    pub anchors: usize,
+    /// Label only shard I of N (`I/N`) of the pieces, so several machines
+    /// share one sample in the same label file's folder; the run that
+    /// completes the set fits.
+    #[arg(long, value_parser = parse_shard)]
+    pub shard: Option<Shard>,
+    /// Seed of the sample and the rollouts' dice.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// The positions `train calibrate --class` rolls out.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum ClassArg {
+    /// Every sampled position of the phase.
+    All,
+    /// Back games: a side holding two or more points in the other's home
+    /// board, trailing the race by 30 pips or more.
+    BackGame,
+}
+
+/// What `train calibrate --fit` fits.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum FitArg {
+    /// Each output's logit rescaled.
+    Outputs,
+    /// The whole net.
+    Net,
+}
+
 /// The net a `train expert --phase` round teaches.
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 pub enum PhaseArg {
@@ -199,6 +269,15 @@ pub enum PhaseArg {
     Contact,
     /// Pure races.
     Race,
+}
+
+impl From<PhaseArg> for Phase {
+    fn from(p: PhaseArg) -> Phase {
+        match p {
+            PhaseArg::Contact => Phase::Contact,
+            PhaseArg::Race => Phase::Race,
+        }
+    }
 }
 
 /// `train weights ...`: weights from weights.
@@ -301,6 +380,7 @@ pub fn run_as(a: TrainArgs, command: String) -> Result<()> {
     match a.mode {
         TrainMode::Selfplay(s) => selfplay(s, command),
         TrainMode::Expert(e) => expert(e, command),
+        TrainMode::Calibrate(c) => calibrate(c, command),
         TrainMode::Weights { op } => fold(op),
     }
 }
@@ -340,6 +420,75 @@ fn selfplay(a: SelfplayArgs, command: String) -> Result<()> {
 fn expert(a: ExpertArgs, command: String) -> Result<()> {
     let prov = expert_rounds(&a, a.rounds, command)?;
     report(&a.out, &prov)
+}
+
+fn calibrate(a: CalibrateArgs, command: String) -> Result<()> {
+    let cfg = CalibrateConfig {
+        positions: a.positions,
+        trials: a.trials,
+        phase: a.phase.into(),
+        class: match a.class {
+            ClassArg::All => PositionClass::All,
+            ClassArg::BackGame => PositionClass::BackGame,
+        },
+        fit: match a.fit {
+            FitArg::Outputs => CalibrationFit::Outputs,
+            FitArg::Net => CalibrationFit::Net {
+                epochs: a.epochs,
+                alpha: a.alpha,
+                anchors: a.anchors,
+            },
+        },
+        seed: a.seed,
+        shard: a.shard.unwrap_or(Shard::ALL),
+    };
+    let Some(c) = calibrate::run(&a.out.checkpoint, &a.labels, &cfg, &command)? else {
+        println!("labelled this shard's pieces; the run that completes the set fits");
+        return Ok(());
+    };
+    if a.out.json {
+        println!("{}", serde_json::to_string(&c)?);
+        return Ok(());
+    }
+    let fitted = match c.fit {
+        CalibrationFit::Outputs => "its outputs rescaled".to_string(),
+        CalibrationFit::Net {
+            epochs,
+            alpha,
+            anchors,
+        } => format!(
+            "the whole net fitted ({epochs} passes from rate {alpha}, {anchors} anchors a label)"
+        ),
+    };
+    println!(
+        "calibrated the {} net on {} rollouts of {} trials ({} held out), {fitted}; checkpoint {}",
+        c.net,
+        c.labels,
+        c.trials,
+        c.held_out,
+        a.out.checkpoint.display()
+    );
+    let outputs = matches!(c.fit, CalibrationFit::Outputs);
+    println!(
+        "output  {}held-out bias before/after   rmse before/after",
+        if outputs { "scale   shift   " } else { "" }
+    );
+    for (k, name) in ["win", "win g", "win bg", "lose g", "lose bg"]
+        .iter()
+        .enumerate()
+    {
+        let (p, b, f) = (c.outputs[k], c.before[k], c.after[k]);
+        let platt = if outputs {
+            format!("{:6.3} {:+7.3}   ", p.scale, p.shift)
+        } else {
+            String::new()
+        };
+        println!(
+            "{name:<7} {platt}{:+.4} / {:+.4}            {:.4} / {:.4}",
+            b.bias, f.bias, b.rmse, f.rmse
+        );
+    }
+    Ok(())
 }
 
 /// `rounds` rounds of `train expert`, recorded in the checkpoint as
@@ -389,10 +538,7 @@ fn expert_config(a: &ExpertArgs) -> ExpertConfig {
         batch: a.batch,
         temperature: a.temperature,
         anchor: a.anchor,
-        phase: a.phase.map(|p| match p {
-            PhaseArg::Contact => Phase::Contact,
-            PhaseArg::Race => Phase::Race,
-        }),
+        phase: a.phase.map(Phase::from),
     }
 }
 

@@ -394,6 +394,67 @@ fn a_tiny_training_run_writes_weights_that_load() {
         json_of(&after)["probs"],
         "the fit moved it"
     );
+    // Calibration: sampled positions rolled out, each output of the
+    // contact net rescaled to them, the record kept in the checkpoint; a
+    // second run reads the same labels back and finds the saved net where
+    // the first left it.
+    let labels = dir.join("calibration.labels");
+    let calibrate = || {
+        sheshbesh(&[
+            "train",
+            "calibrate",
+            "--checkpoint",
+            ck_s,
+            "--labels",
+            labels.to_str().unwrap(),
+            "--positions",
+            "200",
+            "--trials",
+            "4",
+            "--json",
+        ])
+    };
+    let (code, out, err) = calibrate();
+    assert_eq!(code, 0, "{err}");
+    let c = json_of(&out);
+    assert!(c["labels"].as_u64().unwrap() > 50, "{out}");
+    assert_eq!(c["net"], "contact");
+    assert!(labels.exists());
+    let (_, calibrated, _) = sheshbesh(&["eval", "start", "--weights", ck_s, "--json"]);
+    assert_ne!(json_of(&after)["probs"], json_of(&calibrated)["probs"]);
+    let (code, out, err) = calibrate();
+    assert_eq!(code, 0, "{err}");
+    let again = json_of(&out);
+    assert_eq!(again["labels"], c["labels"]);
+    for k in 0..5 {
+        let (was, is) = (&c["after"][k]["rmse"], &again["before"][k]["rmse"]);
+        assert!(
+            (was.as_f64().unwrap() - is.as_f64().unwrap()).abs() < 1e-4,
+            "{c} {again}"
+        );
+    }
+    // The whole net fitted to the same labels, held by anchors.
+    let (_, before_net, _) = sheshbesh(&["eval", "start", "--weights", ck_s, "--json"]);
+    let (code, out, err) = sheshbesh(&[
+        "train",
+        "calibrate",
+        "--checkpoint",
+        ck_s,
+        "--labels",
+        labels.to_str().unwrap(),
+        "--fit",
+        "net",
+        "--epochs",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(json_of(&out)["fit"]["Net"]["epochs"] == 2, "{out}");
+    let (_, after_net, _) = sheshbesh(&["eval", "start", "--weights", ck_s, "--json"]);
+    assert_ne!(json_of(&before_net)["probs"], json_of(&after_net)["probs"]);
+    let record = std::fs::read(&ck).unwrap();
+    let text = String::from_utf8_lossy(&record);
+    assert_eq!(text.matches("train calibrate").count(), 3);
     // Impossible combinations are refused by the parser, naming the flag.
     let (code, _, err) = sheshbesh(&["train", "expert", "--labels", "rollouts:5"]);
     assert_eq!(code, 2);

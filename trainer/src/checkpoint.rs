@@ -5,6 +5,8 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
+
+use crate::calibrate::Calibration;
 use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
 use sheshbesh_engine::evaluation::weights;
 use sheshbesh_engine::formats::files::{read_bounded, write_atomic};
@@ -25,6 +27,9 @@ pub struct Provenance {
     /// Expert-iteration rounds done so far.
     #[serde(default)]
     pub distill_rounds: u64,
+    /// Output calibrations applied so far (oldest first).
+    #[serde(default)]
+    pub calibrations: Vec<Calibration>,
 }
 
 impl Provenance {
@@ -37,6 +42,7 @@ impl Provenance {
             seconds: 0.0,
             checks: Vec::new(),
             distill_rounds: 0,
+            calibrations: Vec::new(),
         }
     }
 }

@@ -12,13 +12,16 @@
 //! - [`backprop`]: the backward pass the engine's inference-only nets
 //!   lack; [`surgery`]: nets made from nets (ensembles, averages, a second
 //!   hidden layer); [`checkpoint`]: weights files with their training
-//!   record; [`schedule`]: learning rates.
+//!   record; [`schedule`]: learning rates;
+//! - [`calibrate`]: each output of a net rescaled to its own rollouts
+//!   (the chances cube decisions price), the hidden layers untouched.
 //!
-//! The `sheshbesh train` subcommands drive these; `weights/README.md`
+//! The `sheshbesh train` subcommands drive these; `docs/experiments/`
 //! records what each was used for and what it measured.
 
 pub mod adam;
 pub mod backprop;
+pub mod calibrate;
 pub mod checkpoint;
 pub mod decisions;
 pub mod expert;

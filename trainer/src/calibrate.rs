@@ -1,0 +1,538 @@
+//! Calibration: a net's chances refitted to its own rollouts.
+//!
+//! A play's rank needs only the order of the net's values; a cube
+//! decision and a play at a match score price the chances themselves, and
+//! there the net's static estimate can be off where its own games are
+//! not: its gammons run short (TD carries a game's end back to the middle
+//! game short), and it rates the side facing a back game too likely to
+//! win. Full cubeless rollouts of positions sampled from self-play,
+//! played by the same nets, say what the chances are; this job labels
+//! positions with them ([`PositionClass`]: all of a phase, or one class
+//! such as back games) and fits the net to them ([`CalibrationFit`]):
+//! - each output's logit `z` rescaled to `a z + b` (Platt scaling), the
+//!   hidden layers untouched: two numbers per output cannot learn the
+//!   labels' noise, and the result is the same net with its output layer
+//!   scaled, nothing added at inference;
+//! - or the whole net, the labels mixed with other positions held at the
+//!   net's own values, so that it moves only where the rollouts reach.
+//!
+//! What each measured is in docs/experiments/2026-12-05-cube-accuracy.md.
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+use anyhow::Result;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use sheshbesh_engine::evaluation::evaluator::{sanitize, Evaluator, NetEvaluator, Phase};
+use sheshbesh_engine::evaluation::inputs::SparseInputs;
+use sheshbesh_engine::evaluation::net::OUTPUTS;
+use sheshbesh_engine::rollout::{rollout, RolloutSettings};
+use sheshbesh_engine::{Position, Probs};
+
+use crate::checkpoint;
+use crate::expert::fit;
+use crate::labels::{held_out_split, label_in_pieces, load_examples, sample, Example, Shard};
+use crate::train::ExpertNets;
+
+/// Settings of a calibration.
+#[derive(Clone, Debug)]
+pub struct CalibrateConfig {
+    /// Positions sampled from self-play (before keeping one phase's).
+    pub positions: usize,
+    /// Rollout trials per position (full, cubeless, 0-ply, luck-adjusted).
+    pub trials: u32,
+    /// The net calibrated; the other is left as it is.
+    pub phase: Phase,
+    /// Which of the sampled positions are rolled out.
+    pub class: PositionClass,
+    /// What is fitted to the rollouts.
+    pub fit: CalibrationFit,
+    /// Seed of the sample and of the rollouts' dice.
+    pub seed: u64,
+    /// This run's share of the labelling.
+    pub shard: Shard,
+}
+
+/// Which sampled positions a calibration rolls out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PositionClass {
+    /// Every one of the phase.
+    All,
+    /// Back games: one side holds two or more points in the other's home
+    /// board and trails the race by [`BACK_GAME_DEFICIT`] pips or more.
+    /// The net misjudges them most (it rates the side facing the back game
+    /// about 0.09 too likely to win where its own rollouts agree with
+    /// gnubg's), and self-play seldom reaches them.
+    BackGame,
+}
+
+/// The race deficit, in pips, of a side holding a back game.
+pub const BACK_GAME_DEFICIT: u32 = 30;
+
+impl PositionClass {
+    /// Whether `pos` is of this class.
+    pub fn holds(self, pos: &Position) -> bool {
+        match self {
+            PositionClass::All => true,
+            PositionClass::BackGame => {
+                let holds = |me: &sheshbesh_engine::rules::position::Checkers, pips_ahead: i64| {
+                    // Points 19..24 of a side are the other side's home board.
+                    (me.made() & (0x3F << 19)).count_ones() >= 2
+                        && pips_ahead <= -i64::from(BACK_GAME_DEFICIT)
+                };
+                let (mine, theirs) = pos.pips();
+                let ahead = i64::from(theirs) - i64::from(mine);
+                pos.is_contact() && (holds(&pos.me, ahead) || holds(&pos.opp, -ahead))
+            }
+        }
+    }
+}
+
+/// What a calibration fits to the rollouts.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum CalibrationFit {
+    /// Each output's logit rescaled ([`Platt`]); the hidden layers kept.
+    Outputs,
+    /// The whole net, by Adam on batches of 64 at a rate falling from
+    /// `alpha` to a tenth of it over `epochs` passes, the rollouts mixed
+    /// with `anchors` times as many other positions of the phase labelled
+    /// by the net's own 0-ply before the fit (which hold the net where the
+    /// rollouts do not reach).
+    Net {
+        /// Passes over the labels.
+        epochs: usize,
+        /// Learning rate of the first pass.
+        alpha: f32,
+        /// Anchor positions per rolled-out position.
+        anchors: usize,
+    },
+}
+
+/// One output's calibration: its logit `z` becomes `scale * z + shift`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Platt {
+    /// Multiplies the logit.
+    pub scale: f32,
+    /// Added after.
+    pub shift: f32,
+}
+
+impl Platt {
+    /// No change.
+    pub const IDENTITY: Platt = Platt {
+        scale: 1.0,
+        shift: 0.0,
+    };
+}
+
+/// How well one output fits the held-out labels.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OutputFit {
+    /// Mean label minus mean net output.
+    pub bias: f64,
+    /// Root-mean-square difference.
+    pub rmse: f64,
+}
+
+/// What a calibration did, kept in the weights' training record.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Calibration {
+    /// The command that ran it.
+    pub command: String,
+    /// Labels fitted (the held-out share excluded).
+    pub labels: usize,
+    /// Labels held out to measure the fit by.
+    pub held_out: usize,
+    /// Rollout trials per label.
+    pub trials: u32,
+    /// The net calibrated (`contact` or `race`).
+    pub net: String,
+    /// The positions rolled out.
+    pub class: PositionClass,
+    /// What was fitted.
+    pub fit: CalibrationFit,
+    /// Each output's calibration (win, win gammon, win backgammon, lose
+    /// gammon, lose backgammon); the identity when the whole net was fitted.
+    pub outputs: [Platt; OUTPUTS],
+    /// Each output on the held-out labels before.
+    pub before: [OutputFit; OUTPUTS],
+    /// And after.
+    pub after: [OutputFit; OUTPUTS],
+}
+
+/// The sample a calibration labels: self-play positions of `cfg.phase`
+/// and `cfg.class`.
+pub fn positions(ev: &NetEvaluator, cfg: &CalibrateConfig) -> Vec<Position> {
+    sample(ev, cfg.positions, 0.1, cfg.seed)
+        .into_iter()
+        .filter(|p| Phase::of(p) == cfg.phase && cfg.class.holds(p))
+        .collect()
+}
+
+/// Each of `positions[range]` labelled by a cubeless 0-ply rollout of
+/// `trials` trials played to the end by `ev`; position `i`'s dice are
+/// seeded by `seed` and `i`, so pieces label alike wherever they run.
+pub fn rollout_labels(
+    ev: &NetEvaluator,
+    positions: &[Position],
+    range: std::ops::Range<usize>,
+    trials: u32,
+    seed: u64,
+) -> Vec<Example> {
+    let stop = AtomicBool::new(false);
+    range
+        .into_par_iter()
+        .map(|i| {
+            let position = positions[i];
+            let s = RolloutSettings {
+                trials,
+                seed: seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                ..RolloutSettings::default()
+            };
+            let r = rollout(ev, &position, &s, &stop, |_| {});
+            Example {
+                phase: Phase::of(&position),
+                position,
+                target: Probs(r.probs.0.map(|v| v.clamp(0.0, 1.0))),
+            }
+        })
+        .collect()
+}
+
+/// The labels in `labels` when the file exists (a second fit does not
+/// roll out again); otherwise the sample labelled in pieces kept beside it
+/// (resumable, shardable as [`label_in_pieces`] is); `None` while other
+/// shards' pieces are missing.
+pub fn label(
+    ev: &NetEvaluator,
+    cfg: &CalibrateConfig,
+    labels: &Path,
+) -> Result<Option<Vec<Example>>> {
+    if labels.exists() {
+        return Ok(Some(load_examples(labels)?));
+    }
+    let sample = positions(ev, cfg);
+    label_in_pieces(labels, &sample, cfg.seed, cfg.shard, |range| {
+        rollout_labels(ev, &sample, range, cfg.trials, cfg.seed)
+    })
+}
+
+/// One output of one labelled position: the net's logit and the label.
+#[derive(Clone, Copy, Debug)]
+struct Point {
+    logit: f64,
+    target: f64,
+}
+
+/// The raw logits of `ev`'s `phase` net for `pos`, with `None` for an
+/// output the evaluator sets to zero there (a gammon that cannot happen):
+/// those say nothing about the output's scale.
+fn logits(ev: &NetEvaluator, phase: Phase, pos: &Position) -> [Option<f64>; OUTPUTS] {
+    let net = ev.net(phase);
+    let mut x = SparseInputs::default();
+    let mut act = net.activations();
+    ev.encode_into(pos, &mut x);
+    net.forward_unpacked(&x, &mut act);
+    let raw = act.outputs();
+    let kept = sanitize(pos, Probs(raw));
+    std::array::from_fn(|k| {
+        let p = f64::from(raw[k]).clamp(1e-7, 1.0 - 1e-7);
+        (kept.0[k] > 0.0).then(|| (p / (1.0 - p)).ln())
+    })
+}
+
+fn sigmoid(z: f64) -> f64 {
+    1.0 / (1.0 + (-z).exp())
+}
+
+/// Pull of the fit back to the identity, per label: negligible where the
+/// labels say something (a label's own curvature is of order 0.1), and
+/// what keeps the fit bounded where they do not (an output nearly
+/// constant over the sample, or labels it separates exactly).
+const RIDGE: f64 = 1e-4;
+
+/// The fit's loss: the labels' cross-entropy plus the ridge.
+fn loss(points: &[Point], a: f64, b: f64) -> f64 {
+    let ce: f64 = points
+        .iter()
+        .map(|p| {
+            let z = a * p.logit + b;
+            // -t ln q - (1 - t) ln(1 - q), stable for large |z|.
+            z.max(0.0) - p.target * z + (-z.abs()).exp().ln_1p()
+        })
+        .sum();
+    ce + 0.5 * RIDGE * points.len() as f64 * ((a - 1.0).powi(2) + b * b)
+}
+
+/// The Platt calibration of one output minimizing [`loss`] by Newton's
+/// method from the identity, each step halved until the loss falls (a
+/// convex problem in two unknowns, so a few steps settle it).
+fn fit_platt(points: &[Point]) -> Platt {
+    let n = points.len() as f64;
+    let (mut a, mut b) = (1.0f64, 0.0f64);
+    let mut current = loss(points, a, b);
+    for _ in 0..50 {
+        let (mut ga, mut gb) = (RIDGE * n * (a - 1.0), RIDGE * n * b);
+        let (mut haa, mut hab, mut hbb) = (RIDGE * n, 0.0, RIDGE * n);
+        for p in points {
+            let q = sigmoid(a * p.logit + b);
+            let (e, w) = (q - p.target, q * (1.0 - q));
+            ga += e * p.logit;
+            gb += e;
+            haa += w * p.logit * p.logit;
+            hab += w * p.logit;
+            hbb += w;
+        }
+        let det = haa * hbb - hab * hab;
+        if det <= 0.0 {
+            break;
+        }
+        let (da, db) = ((hbb * ga - hab * gb) / det, (haa * gb - hab * ga) / det);
+        let mut step = 1.0;
+        let next = loop {
+            let l = loss(points, a - step * da, b - step * db);
+            if l <= current || step < 1e-6 {
+                break l;
+            }
+            step *= 0.5;
+        };
+        if next > current {
+            break;
+        }
+        a -= step * da;
+        b -= step * db;
+        current = next;
+        if (step * da).abs() < 1e-9 && (step * db).abs() < 1e-9 {
+            break;
+        }
+    }
+    Platt {
+        scale: a as f32,
+        shift: b as f32,
+    }
+}
+
+fn measure(points: &[Point], c: Platt) -> OutputFit {
+    let n = points.len().max(1) as f64;
+    let (mut bias, mut sq) = (0.0, 0.0);
+    for p in points {
+        let d = p.target - sigmoid(f64::from(c.scale) * p.logit + f64::from(c.shift));
+        bias += d;
+        sq += d * d;
+    }
+    OutputFit {
+        bias: bias / n,
+        rmse: (sq / n).sqrt(),
+    }
+}
+
+/// Each output of `phase`'s net on `examples[which]`: the net's logit
+/// and the label, where the output can happen.
+fn points(
+    ev: &NetEvaluator,
+    phase: Phase,
+    examples: &[&Example],
+    which: &[usize],
+) -> [Vec<Point>; OUTPUTS] {
+    let rows: Vec<[Option<f64>; OUTPUTS]> = which
+        .par_iter()
+        .map(|&i| logits(ev, phase, &examples[i].position))
+        .collect();
+    std::array::from_fn(|k| {
+        which
+            .iter()
+            .zip(&rows)
+            .filter_map(|(&i, row)| {
+                row[k].map(|logit| Point {
+                    logit,
+                    target: f64::from(examples[i].target.0[k]),
+                })
+            })
+            .collect()
+    })
+}
+
+/// Fits `phase`'s net to `examples` as `cfg.fit` says (a held-out share
+/// of them measures the fit) and records what it did.
+pub fn calibrate(
+    ev: &mut NetEvaluator,
+    cfg: &CalibrateConfig,
+    examples: &[Example],
+    command: &str,
+) -> Calibration {
+    let phase = cfg.phase;
+    let examples: Vec<&Example> = examples.iter().filter(|e| e.phase == phase).collect();
+    let (_, held, fitted) = held_out_split(examples.len(), cfg.seed);
+    let held_before = points(ev, phase, &examples, &held);
+    let before = std::array::from_fn(|k| measure(&held_before[k], Platt::IDENTITY));
+    let mut outputs = [Platt::IDENTITY; OUTPUTS];
+    match cfg.fit {
+        CalibrationFit::Outputs => {
+            let fit_points = points(ev, phase, &examples, &fitted);
+            outputs = std::array::from_fn(|k| fit_platt(&fit_points[k]));
+            let p = ev.net_mut(phase).params_mut();
+            for (k, c) in outputs.iter().enumerate() {
+                p.w2.row_mut(k).mapv_inplace(|w| w * c.scale);
+                p.b2[k] = p.b2[k] * c.scale + c.shift;
+            }
+        }
+        CalibrationFit::Net {
+            epochs,
+            alpha,
+            anchors,
+        } => {
+            let mut all: Vec<Example> = fitted.iter().map(|&i| examples[i].clone()).collect();
+            all.extend(anchor_examples(ev, cfg, anchors * fitted.len()));
+            fit(
+                ev,
+                &all,
+                epochs,
+                (alpha, alpha / 10.0),
+                64,
+                cfg.seed ^ 0xCA1,
+            );
+        }
+    }
+    let held_after = points(ev, phase, &examples, &held);
+    let after = std::array::from_fn(|k| measure(&held_after[k], Platt::IDENTITY));
+    Calibration {
+        command: command.to_string(),
+        labels: fitted.len(),
+        held_out: held.len(),
+        trials: cfg.trials,
+        net: match phase {
+            Phase::Contact => "contact",
+            Phase::Race => "race",
+        }
+        .to_string(),
+        class: cfg.class,
+        fit: cfg.fit,
+        outputs,
+        before,
+        after,
+    }
+}
+
+/// `n` positions of `cfg.phase` from self-play on another seed, each
+/// labelled by `ev`'s own 0-ply: a fit to them holds the net where it is.
+fn anchor_examples(ev: &NetEvaluator, cfg: &CalibrateConfig, n: usize) -> Vec<Example> {
+    let mut out: Vec<Example> = sample(ev, n * 2 + 64, 0.1, cfg.seed ^ 0xA4C4)
+        .into_iter()
+        .filter(|p| Phase::of(p) == cfg.phase)
+        .take(n)
+        .map(|position| Example {
+            phase: cfg.phase,
+            position,
+            target: Probs::default(),
+        })
+        .collect();
+    let positions: Vec<Position> = out.iter().map(|e| e.position).collect();
+    let mut values = vec![Probs::default(); positions.len()];
+    ev.eval_batch(&positions, &mut values);
+    for (e, v) in out.iter_mut().zip(values) {
+        e.target = v;
+    }
+    out
+}
+
+/// The job `train calibrate`: labels the sample of `cfg` from the nets of
+/// `checkpoint` into `labels` (in pieces, resumable), then calibrates
+/// `cfg.phase`'s net and rewrites the checkpoint (atomically) with the
+/// calibration in its record. `None` while other shards' pieces are
+/// missing: the run that completes the labels fits.
+pub fn run(
+    checkpoint: &Path,
+    labels: &Path,
+    cfg: &CalibrateConfig,
+    command: &str,
+) -> Result<Option<Calibration>> {
+    let ExpertNets { mut ev, prov, .. } = ExpertNets::load(checkpoint, None)?;
+    let Some(examples) = label(&ev, cfg, labels)? else {
+        return Ok(None);
+    };
+    let c = calibrate(&mut ev, cfg, &examples, command);
+    let mut prov = prov;
+    prov.calibrations.push(c.clone());
+    checkpoint::save(checkpoint, &ev, &prov)?;
+    Ok(Some(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn platt_scaling_recovers_a_known_distortion() {
+        // Labels made by a = 1.3, b = 0.4 from logits spread over -4..4:
+        // the fit must find those numbers (to the ridge's small pull), not
+        // the identity it starts at.
+        let points: Vec<Point> = (0..400)
+            .map(|i| {
+                let logit = -4.0 + 8.0 * f64::from(i) / 399.0;
+                Point {
+                    logit,
+                    target: sigmoid(1.3 * logit + 0.4),
+                }
+            })
+            .collect();
+        let c = fit_platt(&points);
+        assert!((c.scale - 1.3).abs() < 2e-3, "{c:?}");
+        assert!((c.shift - 0.4).abs() < 2e-3, "{c:?}");
+        assert!(measure(&points, c).rmse < 1e-3);
+        assert!(measure(&points, Platt::IDENTITY).rmse > 0.01);
+    }
+
+    #[test]
+    fn back_games_are_told_from_either_side() {
+        use sheshbesh_engine::formats::position_id::decode;
+        // A real 5-point match position: the side not on roll holds the
+        // 3 and 5 points of the mover's home board, 102 pips behind.
+        let deep = decode("2C0A8Bwz2w0GAA").unwrap();
+        assert!(PositionClass::BackGame.holds(&deep));
+        assert!(PositionClass::BackGame.holds(&deep.swapped()));
+        // The opening has one anchor a side and an even race.
+        assert!(!PositionClass::BackGame.holds(&Position::start()));
+        assert!(PositionClass::All.holds(&Position::start()));
+    }
+
+    #[test]
+    fn a_calibrated_net_gives_the_calibrated_chances() {
+        use sheshbesh_engine::evaluation::inputs::Layout;
+        let mut ev = crate::train::fresh(5, 32, 32, Layout::V3);
+        let pos = Position::start();
+        let before = logits(&ev, Phase::Contact, &pos);
+        // Labels that push every output up: the fit must raise them, and
+        // the net itself (not a wrapper) must then say so.
+        let examples: Vec<Example> = sample(&ev, 200, 0.1, 3)
+            .into_iter()
+            .filter(|p| Phase::of(p) == Phase::Contact)
+            .map(|position| {
+                let p = ev.eval(&position);
+                Example {
+                    phase: Phase::Contact,
+                    position,
+                    target: Probs(p.0.map(|v| (v * 1.5).min(1.0))),
+                }
+            })
+            .collect();
+        assert!(examples.len() > 50);
+        let cfg = CalibrateConfig {
+            positions: 0,
+            trials: 1,
+            phase: Phase::Contact,
+            class: PositionClass::All,
+            fit: CalibrationFit::Outputs,
+            seed: 1,
+            shard: Shard::ALL,
+        };
+        let c = calibrate(&mut ev, &cfg, &examples, "test");
+        let after = logits(&ev, Phase::Contact, &pos);
+        assert!(c.after[0].rmse < c.before[0].rmse, "{c:?}");
+        assert!(after[0].unwrap() > before[0].unwrap());
+        let k = 0;
+        let expected =
+            f64::from(c.outputs[k].scale) * before[k].unwrap() + f64::from(c.outputs[k].shift);
+        assert!((after[k].unwrap() - expected).abs() < 1e-3);
+    }
+}
