@@ -9,14 +9,14 @@ use serde_json::json;
 use sheshbesh_engine::evaluation::evaluator::Phase;
 use sheshbesh_engine::evaluation::inputs::Layout;
 use sheshbesh_engine::evaluation::net::{BLOCK, MAX_HIDDEN};
-use sheshbesh_trainer::calibrate::{self, CalibrateConfig, CalibrationFit, PositionClass};
+use sheshbesh_trainer::calibrate::{CalibrateConfig, CalibrationFit, PositionClass};
 use sheshbesh_trainer::checkpoint::{self, Provenance};
 use sheshbesh_trainer::expert::{label_file, ExpertConfig, LabelSource, RoundLabels};
 use sheshbesh_trainer::labels::{piece_path, Shard};
 use sheshbesh_trainer::schedule::Schedule;
 use sheshbesh_trainer::surgery;
 use sheshbesh_trainer::train::{
-    expert_run, round_cache, round_seed, train, ExpertNets, TrainConfig,
+    calibrate_run, expert_run, round_cache, round_seed, train, ExpertNets, TrainConfig,
 };
 
 /// Options of `sheshbesh train`.
@@ -442,7 +442,7 @@ fn calibrate(a: CalibrateArgs, command: String) -> Result<()> {
         seed: a.seed,
         shard: a.shard.unwrap_or(Shard::ALL),
     };
-    let Some(c) = calibrate::run(&a.out.checkpoint, &a.labels, &cfg, &command)? else {
+    let Some(c) = calibrate_run(&a.out.checkpoint, &a.labels, &cfg, &command)? else {
         println!("labelled this shard's pieces; the run that completes the set fits");
         return Ok(());
     };

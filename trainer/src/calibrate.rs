@@ -30,10 +30,8 @@ use sheshbesh_engine::evaluation::net::OUTPUTS;
 use sheshbesh_engine::rollout::{rollout, RolloutSettings};
 use sheshbesh_engine::{Position, Probs};
 
-use crate::checkpoint;
 use crate::expert::fit;
 use crate::labels::{held_out_split, label_in_pieces, load_examples, sample, Example, Shard};
-use crate::train::ExpertNets;
 
 /// Settings of a calibration.
 #[derive(Clone, Debug)]
@@ -436,28 +434,6 @@ fn anchor_examples(ev: &NetEvaluator, cfg: &CalibrateConfig, n: usize) -> Vec<Ex
     out
 }
 
-/// The job `train calibrate`: labels the sample of `cfg` from the nets of
-/// `checkpoint` into `labels` (in pieces, resumable), then calibrates
-/// `cfg.phase`'s net and rewrites the checkpoint (atomically) with the
-/// calibration in its record. `None` while other shards' pieces are
-/// missing: the run that completes the labels fits.
-pub fn run(
-    checkpoint: &Path,
-    labels: &Path,
-    cfg: &CalibrateConfig,
-    command: &str,
-) -> Result<Option<Calibration>> {
-    let ExpertNets { mut ev, prov, .. } = ExpertNets::load(checkpoint, None)?;
-    let Some(examples) = label(&ev, cfg, labels)? else {
-        return Ok(None);
-    };
-    let c = calibrate(&mut ev, cfg, &examples, command);
-    let mut prov = prov;
-    prov.calibrations.push(c.clone());
-    checkpoint::save(checkpoint, &ev, &prov)?;
-    Ok(Some(c))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -494,6 +470,23 @@ mod tests {
         // The opening has one anchor a side and an even race.
         assert!(!PositionClass::BackGame.holds(&Position::start()));
         assert!(PositionClass::All.holds(&Position::start()));
+    }
+
+    #[test]
+    fn the_committed_back_game_labels_read_back_and_are_back_games() {
+        // The rollouts the shipped net's back-game fit was made from
+        // (data/labels/README.md): checksummed, every one a back game,
+        // every label a probability.
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../data/labels/backgame-seed21.labels"
+        );
+        let examples = load_examples(Path::new(path)).unwrap();
+        assert_eq!(examples.len(), 9622);
+        for e in &examples {
+            assert!(PositionClass::BackGame.holds(&e.position));
+            assert!(e.target.0.iter().all(|p| (0.0..=1.0).contains(p)));
+        }
     }
 
     #[test]

@@ -31,6 +31,7 @@ use sheshbesh_engine::evaluation::inputs::Layout;
 use sheshbesh_engine::evaluation::net::Net;
 use sheshbesh_engine::search::chooser::{Greedy, Pubeval};
 
+use crate::calibrate::{self, CalibrateConfig, Calibration};
 use crate::checkpoint::{self, Check, Provenance};
 use crate::expert::{self, ExpertConfig, LabelSource};
 use crate::schedule::Schedule;
@@ -322,6 +323,28 @@ pub fn expert_run(
         checkpoint::save(&cfg.checkpoint, &ev, &prov)?;
     }
     Ok((ev, prov))
+}
+
+/// The job `train calibrate`: labels the sample of `cfg` from the nets of
+/// `checkpoint` into `labels` (in pieces, resumable), then calibrates
+/// `cfg.phase`'s net and rewrites the checkpoint (atomically) with the
+/// calibration in its record. `None` while other shards' pieces are
+/// missing: the run that completes the labels fits.
+pub fn calibrate_run(
+    checkpoint: &Path,
+    labels: &Path,
+    cfg: &CalibrateConfig,
+    command: &str,
+) -> Result<Option<Calibration>> {
+    let ExpertNets { mut ev, prov, .. } = ExpertNets::load(checkpoint, None)?;
+    let Some(examples) = calibrate::label(&ev, cfg, labels)? else {
+        return Ok(None);
+    };
+    let c = calibrate::calibrate(&mut ev, cfg, &examples, command);
+    let mut prov = prov;
+    prov.calibrations.push(c.clone());
+    checkpoint::save(checkpoint, &ev, &prov)?;
+    Ok(Some(c))
 }
 
 #[cfg(test)]
