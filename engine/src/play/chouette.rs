@@ -465,6 +465,9 @@ pub fn play_game<E: Evaluator + ?Sized>(
                     }
                     game.box_doubles(&takes)?;
                     if game.ended.is_some() {
+                        // Every member dropped: the game's record ends
+                        // in the drop, as at the table.
+                        session.drop_double()?;
                         return Ok(true);
                     }
                     session.take()?;
@@ -509,6 +512,7 @@ pub fn play_game<E: Evaluator + ?Sized>(
                         });
                         game.team_doubles(take)?;
                         if !take {
+                            session.drop_double()?;
                             return Ok(true);
                         }
                         session.take()?;
@@ -723,6 +727,14 @@ mod tests {
             let o = s.start_game().unwrap();
             let mut game = table.new_game(o.cube.value());
             assert!(play_game(&agent, &engine, box_seat, &mut s, &mut game, &mut members).unwrap());
+            // The game's record ends where the table's game did: a double
+            // dropped is written as a drop, and the file tells a story the
+            // rules allow.
+            assert_eq!(s.awaiting(), Awaiting::BetweenGames, "game {g}");
+            let text = s.mat_text();
+            if let Err(e) = crate::formats::story::read(&text, false) {
+                panic!("{e:?}\n{text}");
+            }
             let settlement = table.settle(&game).unwrap();
             assert_eq!(
                 settlement.amounts.iter().sum::<i64>(),
@@ -770,6 +782,16 @@ mod tests {
             .events
             .iter()
             .any(|e| matches!(e, TableEvent::Played { .. })));
+        // People who double at once and never take: every game ends in a
+        // dropped double, which the record writes.
+        let (_, _, droppers) = session(&[true; 4], 2, (true, false, true));
+        assert!(droppers.events.iter().any(|e| matches!(
+            e,
+            TableEvent::MemberAnswers { take: false, .. }
+        ) || matches!(
+            e,
+            TableEvent::BoxAnswers { take: false, .. }
+        )));
         // People who never agree: the team never doubles the box.
         let (_, _, refusers) = session(&[false, true, true, true], 1, (true, true, false));
         assert!(!refusers.events.contains(&TableEvent::TeamDoubles));

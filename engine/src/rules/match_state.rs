@@ -54,14 +54,20 @@ pub struct CubeState {
 }
 
 impl CubeState {
+    /// log2 of the largest cube: 4096, gnubg's limit. A cube that is
+    /// doubled without end (two sides that double and take at every
+    /// turn) stops there instead of outgrowing the files' numbers.
+    pub const MAX_LOG2: u8 = 12;
+
     /// The cube's value.
     pub fn value(self) -> u64 {
         1u64 << self.log2
     }
 
-    /// Whether `player` holds the right to double (centred or owned).
+    /// Whether `player` holds the right to double (centred or owned) and
+    /// the cube is below [`CubeState::MAX_LOG2`].
     pub fn may_double(self, player: Player) -> bool {
-        self.owner.is_none_or(|o| o == player)
+        self.log2 < Self::MAX_LOG2 && self.owner.is_none_or(|o| o == player)
     }
 
     /// The cube after `doubler`'s double is taken: value doubles and the
@@ -260,6 +266,17 @@ impl MatchState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cube_stops_at_4096() {
+        let mut c = CubeState::default();
+        let mut doubler = Player::Zero;
+        while c.may_double(doubler) {
+            c = c.after_take(doubler);
+            doubler = doubler.other();
+        }
+        assert_eq!(c.value(), 4096);
+    }
 
     #[test]
     fn the_cube_is_dead_for_a_player_whose_stake_wins_the_match() {
