@@ -45,7 +45,10 @@ class Sheshbesh:
     """A Sheshbesh co-process answering one hint per line."""
 
     def __init__(self, ply, weights, binary=None):
-        cmd = [binary or BINARY, "hint", "--batch", "--ply", str(ply)]
+        # The games are cubeless, so plays are ranked cubeless: `hint`
+        # ranks by cubeful equity unless told otherwise, which plays a
+        # cubeless game worse (a live cube stops valuing gammons).
+        cmd = [binary or BINARY, "hint", "--batch", "--cubeless", "--ply", str(ply)]
         if weights:
             cmd += ["--weights", weights]
         self.proc = subprocess.Popen(
