@@ -4,7 +4,8 @@
 //! the contact net of one file and the race net (or the luck yardstick) of
 //! another, and a second
 //! hidden layer can be added to a net with silent output weights. What was
-//! tried and measured with each is in `weights/README.md`.
+//! tried and measured with each is in
+//! `docs/experiments/2026-12-04-weights-notebook.md`.
 
 use ndarray::{s, Array1, Array2, Axis};
 use rand::Rng;
