@@ -230,8 +230,8 @@ pub struct CalibrateArgs {
     #[arg(long, default_value_t = 0.0003, value_parser = crate::args::positive)]
     pub alpha: f32,
     /// Positions held at the net's own values per rolled-out position
-    /// (`--fit net`).
-    #[arg(long, default_value_t = 1)]
+    /// (`--fit net`; 0 to 100).
+    #[arg(long, default_value_t = 1, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=100))]
     pub anchors: usize,
     /// Label only shard I of N (`I/N`) of the pieces, so several machines
     /// share one sample in the same label file's folder; the run that

@@ -456,6 +456,9 @@ fn a_tiny_training_run_writes_weights_that_load() {
     let text = String::from_utf8_lossy(&record);
     assert_eq!(text.matches("train calibrate").count(), 3);
     // Impossible combinations are refused by the parser, naming the flag.
+    let (code, _, err) = sheshbesh(&["train", "calibrate", "--labels", "x", "--anchors", "1000"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--anchors"), "{err}");
     let (code, _, err) = sheshbesh(&["train", "expert", "--labels", "rollouts:5"]);
     assert_eq!(code, 2);
     assert!(err.contains("--labels"), "{err}");
