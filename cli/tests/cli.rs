@@ -399,8 +399,8 @@ fn a_tiny_training_run_writes_weights_that_load() {
     // second run reads the same labels back and finds the saved net where
     // the first left it.
     let labels = dir.join("calibration.labels");
-    let calibrate = || {
-        sheshbesh(&[
+    let calibrate = |extra: &[&str]| {
+        let mut args = vec![
             "train",
             "calibrate",
             "--checkpoint",
@@ -412,9 +412,11 @@ fn a_tiny_training_run_writes_weights_that_load() {
             "--trials",
             "4",
             "--json",
-        ])
+        ];
+        args.extend_from_slice(extra);
+        sheshbesh(&args)
     };
-    let (code, out, err) = calibrate();
+    let (code, out, err) = calibrate(&[]);
     assert_eq!(code, 0, "{err}");
     let c = json_of(&out);
     assert!(c["labels"].as_u64().unwrap() > 50, "{out}");
@@ -422,7 +424,7 @@ fn a_tiny_training_run_writes_weights_that_load() {
     assert!(labels.exists());
     let (_, calibrated, _) = sheshbesh(&["eval", "start", "--weights", ck_s, "--json"]);
     assert_ne!(json_of(&after)["probs"], json_of(&calibrated)["probs"]);
-    let (code, out, err) = calibrate();
+    let (code, out, err) = calibrate(&[]);
     assert_eq!(code, 0, "{err}");
     let again = json_of(&out);
     assert_eq!(again["labels"], c["labels"]);
@@ -435,19 +437,7 @@ fn a_tiny_training_run_writes_weights_that_load() {
     }
     // The whole net fitted to the same labels, held by anchors.
     let (_, before_net, _) = sheshbesh(&["eval", "start", "--weights", ck_s, "--json"]);
-    let (code, out, err) = sheshbesh(&[
-        "train",
-        "calibrate",
-        "--checkpoint",
-        ck_s,
-        "--labels",
-        labels.to_str().unwrap(),
-        "--fit",
-        "net",
-        "--epochs",
-        "2",
-        "--json",
-    ]);
+    let (code, out, err) = calibrate(&["--fit", "net", "--epochs", "2"]);
     assert_eq!(code, 0, "{err}");
     assert!(json_of(&out)["fit"]["Net"]["epochs"] == 2, "{out}");
     let (_, after_net, _) = sheshbesh(&["eval", "start", "--weights", ck_s, "--json"]);

@@ -28,6 +28,7 @@ use sheshbesh_engine::evaluation::evaluator::{sanitize, Evaluator, NetEvaluator,
 use sheshbesh_engine::evaluation::inputs::SparseInputs;
 use sheshbesh_engine::evaluation::net::OUTPUTS;
 use sheshbesh_engine::rollout::{rollout, RolloutSettings};
+use sheshbesh_engine::rules::position::Checkers;
 use sheshbesh_engine::{Position, Probs};
 
 use crate::expert::fit;
@@ -74,7 +75,7 @@ impl PositionClass {
         match self {
             PositionClass::All => true,
             PositionClass::BackGame => {
-                let holds = |me: &sheshbesh_engine::rules::position::Checkers, pips_ahead: i64| {
+                let holds = |me: &Checkers, pips_ahead: i64| {
                     // Points 19..24 of a side are the other side's home board.
                     (me.made() & (0x3F << 19)).count_ones() >= 2
                         && pips_ahead <= -i64::from(BACK_GAME_DEFICIT)
