@@ -17,8 +17,8 @@ pub use crate::annotate_cmd::Row;
 use crate::commands::input_of;
 use crate::input::{parse_position, Input};
 pub use crate::rollout_cmd::RolloutOptions;
-pub use crate::train_cmd::LabelJob;
 pub use sheshbesh_engine::cube::decision::PlayEquity;
+pub use sheshbesh_trainer::jobs::LabelJob;
 
 use crate::{annotate_cmd, commands, met_cmd, position_cmd, rollout_cmd, train_cmd};
 
@@ -242,7 +242,8 @@ fn expert_args(args: &[String]) -> Result<train_cmd::ExpertArgs> {
 /// The next round of `train expert ARGS` (which must name `--cache`) as
 /// pieces to label anywhere.
 pub fn label_job(args: &[String]) -> Result<LabelJob> {
-    train_cmd::label_job(&expert_args(args)?)
+    let a = expert_args(args)?;
+    a.job(a.rounds, String::new()).label_job()
 }
 
 /// The texts of `pieces` of the next round of `train expert ARGS`, with
@@ -253,7 +254,9 @@ pub fn label_pieces(
     teacher: Option<&Path>,
     pieces: &[usize],
 ) -> Result<Vec<String>> {
-    train_cmd::label_pieces(&expert_args(args)?, checkpoint, teacher, pieces)
+    let a = expert_args(args)?;
+    a.job(a.rounds, String::new())
+        .label_pieces(checkpoint, teacher, pieces)
 }
 
 /// One round of `train expert ARGS` here, recorded as `command`: with
@@ -263,5 +266,5 @@ pub fn label_pieces(
 /// when pieces are still missing).
 pub fn train_expert_round(args: &[String], command: &str) -> Result<u64> {
     let a = expert_args(args)?;
-    Ok(train_cmd::expert_rounds(&a, 1, command.to_string())?.distill_rounds)
+    Ok(a.job(1, command.to_string()).run()?.1.distill_rounds)
 }

@@ -11,13 +11,12 @@ use sheshbesh_engine::evaluation::inputs::Layout;
 use sheshbesh_engine::evaluation::net::{BLOCK, MAX_HIDDEN};
 use sheshbesh_trainer::calibrate::{CalibrateConfig, CalibrationFit, PositionClass};
 use sheshbesh_trainer::checkpoint::{self, Provenance};
-use sheshbesh_trainer::expert::{label_file, ExpertConfig, LabelSource, RoundLabels};
-use sheshbesh_trainer::labels::{piece_path, Shard};
+use sheshbesh_trainer::expert::{ExpertConfig, LabelSource};
+use sheshbesh_trainer::jobs::{CalibrateJob, ExpertJob};
+use sheshbesh_trainer::labels::Shard;
 use sheshbesh_trainer::schedule::Schedule;
 use sheshbesh_trainer::surgery;
-use sheshbesh_trainer::train::{
-    calibrate_run, expert_run, round_cache, round_seed, train, ExpertNets, TrainConfig,
-};
+use sheshbesh_trainer::train::{train, SelfplayConfig};
 
 /// Options of `sheshbesh train`.
 #[derive(Args, Debug)]
@@ -390,7 +389,7 @@ fn progress(out: &TrainOutput) -> bool {
 }
 
 fn selfplay(a: SelfplayArgs, command: String) -> Result<()> {
-    let cfg = TrainConfig {
+    let cfg = SelfplayConfig {
         seed: a.seed,
         games: a.games,
         lambda: a.lambda,
@@ -418,7 +417,7 @@ fn selfplay(a: SelfplayArgs, command: String) -> Result<()> {
 }
 
 fn expert(a: ExpertArgs, command: String) -> Result<()> {
-    let prov = expert_rounds(&a, a.rounds, command)?;
+    let (_, prov) = a.job(a.rounds, command).run()?;
     report(&a.out, &prov)
 }
 
@@ -442,7 +441,13 @@ fn calibrate(a: CalibrateArgs, command: String) -> Result<()> {
         seed: a.seed,
         shard: a.shard.unwrap_or(Shard::ALL),
     };
-    let Some(c) = calibrate_run(&a.out.checkpoint, &a.labels, &cfg, &command)? else {
+    let job = CalibrateJob {
+        checkpoint: a.out.checkpoint.clone(),
+        labels: a.labels.clone(),
+        command,
+        config: cfg,
+    };
+    let Some(c) = job.run()? else {
         println!("labelled this shard's pieces; the run that completes the set fits");
         return Ok(());
     };
@@ -491,130 +496,34 @@ fn calibrate(a: CalibrateArgs, command: String) -> Result<()> {
     Ok(())
 }
 
-/// `rounds` rounds of `train expert`, recorded in the checkpoint as
-/// `command`: the checkpoint's training record after them.
-pub fn expert_rounds(a: &ExpertArgs, rounds: u64, command: String) -> Result<Provenance> {
-    // The self-play settings do not apply: expert iteration starts from
-    // the checkpoint's nets and keeps their shape.
-    let cfg = TrainConfig {
-        seed: a.seed,
-        games: 0,
-        lambda: 0.0,
-        schedule: Schedule {
-            start: a.alpha,
-            end: a.alpha,
-            half_life: 1.0,
-        },
-        hidden: 0,
-        race_hidden: 0,
-        hidden2: 0,
-        layout: Layout::V3,
-        shards: 1,
-        round_games: 1,
-        checkpoint: a.out.checkpoint.clone(),
-        checkpoint_every: 1,
-        check_every: 0,
-        check_pairs: a.check_pairs,
-        resume: true,
-        command,
-        progress: progress(&a.out),
-    };
-    Ok(expert_run(&cfg, &expert_config(a), rounds)?.1)
-}
-
-/// The trainer's settings of `train expert`.
-fn expert_config(a: &ExpertArgs) -> ExpertConfig {
-    ExpertConfig {
-        labels: a.labels,
-        positions: a.positions,
-        ply: a.ply,
-        epochs: a.epochs,
-        alpha: a.alpha,
-        alpha_end: a.alpha_end.unwrap_or(a.alpha),
-        explore: 0.1,
-        teacher: a.teacher.clone(),
-        cache_dir: a.cache.clone(),
-        shard: a.shard.unwrap_or(Shard::ALL),
-        batch: a.batch,
-        temperature: a.temperature,
-        anchor: a.anchor,
-        phase: a.phase.map(Phase::from),
-    }
-}
-
-/// The next round of `train expert ARGS` as pieces to label anywhere:
-/// what a local run with `--cache` would label, and where it keeps them.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct LabelJob {
-    /// The round, from 1.
-    pub round: u64,
-    /// Rounds the command asks for (each labels from the last one's fit).
-    pub rounds: u64,
-    /// The checkpoint the round starts from.
-    pub checkpoint: PathBuf,
-    /// The teacher's weights, if not the checkpoint's nets.
-    pub teacher: Option<PathBuf>,
-    /// The round's label file, which the local run joins the pieces into.
-    pub label_file: PathBuf,
-    /// Where each piece is kept until all are made, in piece order.
-    pub piece_files: Vec<PathBuf>,
-}
-
 impl ExpertArgs {
-    fn cache_dir(&self) -> Result<&std::path::Path> {
-        self.cache
-            .as_deref()
-            .ok_or_else(|| anyhow::anyhow!("labels made elsewhere need --cache DIR to be kept in"))
-    }
-}
-
-/// The next round of `a` from the nets of `checkpoint` and `teacher`:
-/// `f` is given the round's number and its sample.
-fn next_round<T>(
-    a: &ExpertArgs,
-    checkpoint: &std::path::Path,
-    teacher: Option<&std::path::Path>,
-    f: impl FnOnce(u64, &RoundLabels) -> T,
-) -> Result<T> {
-    let nets = ExpertNets::load(checkpoint, teacher)?;
-    let cfg = expert_config(a);
-    let seed = round_seed(a.seed, nets.prov.distill_rounds);
-    let work = RoundLabels::new(nets.teacher.as_ref().unwrap_or(&nets.ev), &cfg, seed);
-    Ok(f(nets.prov.distill_rounds + 1, &work))
-}
-
-/// Samples the next round of `a` and says what it labels ([`LabelJob`]).
-pub fn label_job(a: &ExpertArgs) -> Result<LabelJob> {
-    let dir = a.cache_dir()?;
-    let (round, pieces) = next_round(a, &a.out.checkpoint, a.teacher.as_deref(), |round, work| {
-        (round, work.pieces())
-    })?;
-    let label_file = label_file(&round_cache(dir, round), a.labels);
-    Ok(LabelJob {
-        round,
-        rounds: a.rounds,
-        checkpoint: a.out.checkpoint.clone(),
-        teacher: a.teacher.clone(),
-        piece_files: (0..pieces).map(|k| piece_path(&label_file, k)).collect(),
-        label_file,
-    })
-}
-
-/// The texts of pieces `pieces` of the next round of `a`, with the nets
-/// read from `checkpoint` and `teacher` (copies of the job's, perhaps on
-/// another machine): each is the file a local run keeps for that piece.
-pub fn label_pieces(
-    a: &ExpertArgs,
-    checkpoint: &std::path::Path,
-    teacher: Option<&std::path::Path>,
-    pieces: &[usize],
-) -> Result<Vec<String>> {
-    next_round(a, checkpoint, teacher, |_, work| {
-        if let Some(&k) = pieces.iter().find(|&&k| k >= work.pieces()) {
-            anyhow::bail!("piece {k}: the round has {} pieces", work.pieces());
+    /// The trainer's job of `train expert` with these options: `rounds`
+    /// rounds, recorded in the checkpoint as `command`.
+    pub fn job(&self, rounds: u64, command: String) -> ExpertJob {
+        ExpertJob {
+            checkpoint: self.out.checkpoint.clone(),
+            seed: self.seed,
+            rounds,
+            check_pairs: self.check_pairs,
+            command,
+            round: ExpertConfig {
+                labels: self.labels,
+                positions: self.positions,
+                ply: self.ply,
+                epochs: self.epochs,
+                alpha: self.alpha,
+                alpha_end: self.alpha_end.unwrap_or(self.alpha),
+                explore: 0.1,
+                teacher: self.teacher.clone(),
+                cache_dir: self.cache.clone(),
+                shard: self.shard.unwrap_or(Shard::ALL),
+                batch: self.batch,
+                temperature: self.temperature,
+                anchor: self.anchor,
+                phase: self.phase.map(Phase::from),
+            },
         }
-        Ok(pieces.iter().map(|&k| work.piece_text(k)).collect())
-    })?
+    }
 }
 
 fn report(out: &TrainOutput, prov: &Provenance) -> Result<()> {

@@ -13,10 +13,14 @@
 //!   lack; [`surgery`]: nets made from nets (ensembles, averages, a second
 //!   hidden layer); [`checkpoint`]: weights files with their training
 //!   record; [`schedule`]: learning rates;
-//! - [`calibrate`]: each output of a net rescaled to its own rollouts
-//!   (the chances cube decisions price), the hidden layers untouched.
+//! - [`calibrate`]: a net fitted to its own rollouts (each output's
+//!   logit rescaled, or the whole net), the chances cube decisions price;
+//! - [`jobs`]: the jobs that start from a checkpoint, each with its own
+//!   config: rounds of expert iteration, a round's labelling handed out in
+//!   pieces, calibration.
 //!
-//! The `sheshbesh train` subcommands drive these; `docs/experiments/`
+//! The `sheshbesh train` subcommands and the Python cluster start these
+//! jobs and do nothing more; `docs/experiments/`
 //! records what each was used for and what it measured.
 
 pub mod adam;
@@ -25,6 +29,7 @@ pub mod calibrate;
 pub mod checkpoint;
 pub mod decisions;
 pub mod expert;
+pub mod jobs;
 pub mod labels;
 pub mod schedule;
 pub mod selfplay;

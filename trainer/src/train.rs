@@ -13,7 +13,7 @@
 //! what is computed, a run is bit-identical on any number of threads,
 //! one included.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use std::sync::Arc;
@@ -31,15 +31,14 @@ use sheshbesh_engine::evaluation::inputs::Layout;
 use sheshbesh_engine::evaluation::net::Net;
 use sheshbesh_engine::search::chooser::{Greedy, Pubeval};
 
-use crate::calibrate::{self, CalibrateConfig, Calibration};
 use crate::checkpoint::{self, Check, Provenance};
-use crate::expert::{self, ExpertConfig, LabelSource};
 use crate::schedule::Schedule;
 use crate::selfplay::{play_and_learn, Scratch};
 
-/// Everything a training run is configured by.
+/// Everything a self-play run is configured by (expert iteration and
+/// calibration have their own jobs in [`crate::jobs`]).
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct TrainConfig {
+pub struct SelfplayConfig {
     /// Seed for the initial weights and all dice.
     pub seed: u64,
     /// Train until this many games in total (resumed runs count earlier
@@ -79,7 +78,7 @@ pub struct TrainConfig {
     pub progress: bool,
 }
 
-fn mix(seed: u64, round: u64, shard: u64) -> u64 {
+pub(crate) fn mix(seed: u64, round: u64, shard: u64) -> u64 {
     let mut z = seed ^ round.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ shard.rotate_left(40);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z ^ (z >> 31)
@@ -111,7 +110,12 @@ pub fn check_pubeval(ev: &NetEvaluator, pairs: u64, seed: u64) -> Check {
 
 /// The periodic checks: 0-ply against pubeval and against `previous`, both
 /// on duplicate dice with fixed seeds (so checks compare like with like).
-fn checks(ev: &NetEvaluator, previous: &NetEvaluator, pairs: u64, games: u64) -> (Check, Check) {
+pub(crate) fn checks(
+    ev: &NetEvaluator,
+    previous: &NetEvaluator,
+    pairs: u64,
+    games: u64,
+) -> (Check, Check) {
     let mut c = check_pubeval(ev, pairs, 1_000_003);
     c.games = games;
     let r = duel_parallel(
@@ -131,7 +135,7 @@ fn checks(ev: &NetEvaluator, previous: &NetEvaluator, pairs: u64, games: u64) ->
 }
 
 /// Runs training as configured; returns the final nets and provenance.
-pub fn train(cfg: &TrainConfig) -> Result<(NetEvaluator, Provenance)> {
+pub fn train(cfg: &SelfplayConfig) -> Result<(NetEvaluator, Provenance)> {
     let (mut ev, mut prov) = if cfg.resume && cfg.checkpoint.exists() {
         let (ev, prov) = checkpoint::load(&cfg.checkpoint)?;
         let prov = prov.unwrap_or_else(|| Provenance::new(&cfg.command, cfg.seed));
@@ -221,138 +225,12 @@ pub fn train(cfg: &TrainConfig) -> Result<(NetEvaluator, Provenance)> {
     Ok((ev, prov))
 }
 
-/// Figures to five places, for the log (regrets are a few thousandths).
-fn round5(xs: impl Iterator<Item = f64>) -> Vec<f64> {
-    xs.map(|x| (x * 1e5).round() / 1e5).collect()
-}
-
-/// What expert iteration starts from: the checkpoint's nets, the teacher
-/// that labels for them (`None`: they teach themselves) and the
-/// checkpoint's training record.
-pub struct ExpertNets {
-    /// The checkpoint's nets, with the bear-off databases.
-    pub ev: NetEvaluator,
-    /// The teacher's nets, with the bear-off databases.
-    pub teacher: Option<NetEvaluator>,
-    /// The checkpoint's record (its rounds so far number the next).
-    pub prov: Provenance,
-}
-
-impl ExpertNets {
-    /// Loads the checkpoint and the teacher.
-    pub fn load(checkpoint: &Path, teacher: Option<&Path>) -> Result<ExpertNets> {
-        let (ev, prov) = checkpoint::load(checkpoint)
-            .context("expert iteration starts from a checkpoint; train by self-play first")?;
-        let prov = prov.context("the checkpoint carries no training record")?;
-        let db = bearoff::load_or_build(&bearoff::default_path())
-            .context("building the bear-off databases")?;
-        let db = Arc::new(db);
-        let teacher = match teacher {
-            Some(path) => Some(checkpoint::load(path)?.0.with_bearoff(Arc::clone(&db))),
-            None => None,
-        };
-        Ok(ExpertNets {
-            ev: ev.with_bearoff(db),
-            teacher,
-            prov,
-        })
-    }
-}
-
-/// The seed of the expert-iteration round after `rounds_done` rounds.
-pub fn round_seed(seed: u64, rounds_done: u64) -> u64 {
-    mix(seed, rounds_done, 0xD1)
-}
-
-/// Where round `round` (from 1) keeps its labels in the cache `dir` (see
-/// [`expert::label_file`] for decisions).
-pub fn round_cache(dir: &Path, round: u64) -> PathBuf {
-    dir.join(format!("round-{round}.labels"))
-}
-
-/// Expert iteration from the checkpoint: `rounds` more rounds of
-/// [`expert::round`], each followed by a strength check and a checkpoint.
-/// A run that labelled its shard while other shards' pieces are missing
-/// stops there, fitting nothing and leaving the checkpoint as it was.
-pub fn expert_run(
-    cfg: &TrainConfig,
-    d: &ExpertConfig,
-    rounds: u64,
-) -> Result<(NetEvaluator, Provenance)> {
-    let ExpertNets {
-        mut ev,
-        teacher,
-        mut prov,
-    } = ExpertNets::load(&cfg.checkpoint, d.teacher.as_deref())?;
-    if !prov.command.contains(&cfg.command) {
-        prov.command = format!("{} ; {}", prov.command, cfg.command);
-    }
-    let start = Instant::now();
-    let seconds_before = prov.seconds;
-    for _ in 0..rounds {
-        let previous = ev.clone();
-        let seed = round_seed(cfg.seed, prov.distill_rounds);
-        let cache = d
-            .cache_dir
-            .as_ref()
-            .map(|dir| round_cache(dir, prov.distill_rounds + 1));
-        let Some(rmse) = expert::round(&mut ev, teacher.as_ref(), d, seed, cache.as_deref())?
-        else {
-            eprintln!(
-                "{{\"round\":{},\"shard\":{},\"shards\":{},\"labelled\":true,\"fitted\":false}}",
-                prov.distill_rounds + 1,
-                d.shard.index,
-                d.shard.count
-            );
-            break;
-        };
-        prov.distill_rounds += 1;
-        prov.seconds = seconds_before + start.elapsed().as_secs_f64();
-        let (c, p) = checks(&ev, &previous, cfg.check_pairs, prov.games);
-        // Value labels are fitted by their error, decisions by their regret.
-        let measure = match d.labels {
-            LabelSource::Search | LabelSource::Luck => "rmse",
-            LabelSource::Decisions { .. } => "regret",
-        };
-        eprintln!(
-            "{{\"round\":{},\"seconds\":{:.0},\"fit_{measure}\":{:?},\"held_out_{measure}\":{:?},\"pubeval\":[{:.4},{:.4}],\"previous\":[{:.4},{:.4}]}}",
-            prov.distill_rounds, prov.seconds, round5(rmse.iter().map(|p| p.fitted)), round5(rmse.iter().map(|p| p.held_out)), c.ppg, c.se, p.ppg, p.se
-        );
-        prov.checks.push(c);
-        prov.checks.push(p);
-        checkpoint::save(&cfg.checkpoint, &ev, &prov)?;
-    }
-    Ok((ev, prov))
-}
-
-/// The job `train calibrate`: labels the sample of `cfg` from the nets of
-/// `checkpoint` into `labels` (in pieces, resumable), then calibrates
-/// `cfg.phase`'s net and rewrites the checkpoint (atomically) with the
-/// calibration in its record. `None` while other shards' pieces are
-/// missing: the run that completes the labels fits.
-pub fn calibrate_run(
-    checkpoint: &Path,
-    labels: &Path,
-    cfg: &CalibrateConfig,
-    command: &str,
-) -> Result<Option<Calibration>> {
-    let ExpertNets { mut ev, prov, .. } = ExpertNets::load(checkpoint, None)?;
-    let Some(examples) = calibrate::label(&ev, cfg, labels)? else {
-        return Ok(None);
-    };
-    let c = calibrate::calibrate(&mut ev, cfg, &examples, command);
-    let mut prov = prov;
-    prov.calibrations.push(c.clone());
-    checkpoint::save(checkpoint, &ev, &prov)?;
-    Ok(Some(c))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn tiny(path: PathBuf, games: u64) -> TrainConfig {
-        TrainConfig {
+    fn tiny(path: PathBuf, games: u64) -> SelfplayConfig {
+        SelfplayConfig {
             seed: 9,
             games,
             lambda: 0.0,
