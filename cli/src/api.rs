@@ -179,7 +179,7 @@ pub fn rollout_merge(
 /// The match files `annotate` reads for these arguments (directories
 /// expanded, sorted).
 pub fn annotate_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    annotate_cmd::collect(paths)
+    Ok(sheshbesh_engine::formats::match_files::collect(paths)?)
 }
 
 /// `annotate FILE --ply PLY [--cubeless] --json` for one file at `path`, or named
