@@ -8,8 +8,8 @@ use serde_json::{json, Value};
 use sheshbesh_engine::cube::match_cube::{self, generate_from};
 use sheshbesh_engine::cube::met::{Met, Score};
 use sheshbesh_engine::formats::files::read_text;
-use sheshbesh_engine::formats::files::write_atomic;
-use sheshbesh_engine::rollout::met_rollout::{assemble, openings, rollout_opening, Opening};
+use sheshbesh_engine::rollout::met_progress::{MetProgress, RolledTable};
+use sheshbesh_engine::rollout::met_rollout::rollout_opening;
 
 /// Options of `sheshbesh met`.
 #[derive(Args, Debug)]
@@ -71,33 +71,10 @@ fn percent(x: f32) -> String {
     format!("{:.1}%", if p == 0.0 { 0.0 } else { p })
 }
 
-/// One rolled-out opening, as kept in the progress file.
-#[derive(serde::Serialize, serde::Deserialize)]
-struct Cell {
-    away: u32,
-    opp_away: u32,
-    post_crawford: bool,
-    mwc: f32,
-    se: f32,
-    trials: u32,
-    seed: u64,
-    ply: u32,
-}
-
-impl Cell {
-    fn opening(&self) -> Opening {
-        Opening {
-            away: self.away,
-            opp_away: self.opp_away,
-            post_crawford: self.post_crawford,
-        }
-    }
-}
-
 /// Rolls out a table of `--length` points (see `met_rollout`), keeping
 /// each finished opening in `OUT.cells` so a stopped run resumes; `None`
 /// when Ctrl-C stopped it.
-fn rollout_table(a: &MetArgs) -> Result<Option<(Met, f32)>> {
+fn rollout_table(a: &MetArgs) -> Result<Option<RolledTable>> {
     let Some(out) = &a.out else {
         bail!("bad options: --rollout needs --out FILE, the table to write");
     };
@@ -108,82 +85,17 @@ fn rollout_table(a: &MetArgs) -> Result<Option<(Met, f32)>> {
     let length = length as u32;
     let input = crate::input::parse_position("start")?;
     let s = a.rollout_options.settings(&input, a.ply, true)?;
-    let cells_path = {
-        let mut p = out.clone().into_os_string();
-        p.push(".cells");
-        std::path::PathBuf::from(p)
-    };
-    let all = openings(length);
-    let mut cells: Vec<Cell> = Vec::new();
-    if cells_path.exists() {
-        let text = read_text(&cells_path).with_context(|| {
-            format!(
-                "bad progress file \"{}\": cannot read",
-                cells_path.display()
-            )
-        })?;
-        for (i, line) in text.lines().enumerate() {
-            let c: Cell = serde_json::from_str(line).with_context(|| {
-                format!(
-                    "bad progress file \"{}\", line {}",
-                    cells_path.display(),
-                    i + 1
-                )
-            })?;
-            let known = all.contains(&c.opening());
-            if !(known && (0.0..=1.0).contains(&c.mwc) && c.se.is_finite() && c.se >= 0.0) {
-                bail!(
-                    "bad progress file \"{}\", line {}: {}-away {}-away{} with win chance {} ± {} is no opening of a {length}-point table; remove the file",
-                    cells_path.display(),
-                    i + 1,
-                    c.away,
-                    c.opp_away,
-                    if c.post_crawford { " post-Crawford" } else { "" },
-                    c.mwc,
-                    c.se
-                );
-            }
-            if cells.iter().any(|d: &Cell| d.opening() == c.opening()) {
-                bail!(
-                    "bad progress file \"{}\", line {}: {}-away {}-away is there twice; remove the file",
-                    cells_path.display(),
-                    i + 1,
-                    c.away,
-                    c.opp_away
-                );
-            }
-            if (c.trials, c.seed, c.ply) != (s.trials, s.seed, s.ply) {
-                bail!(
-                    "bad progress file \"{}\", line {}: made with {} trials, seed {}, ply {}; give the same settings or remove it",
-                    cells_path.display(),
-                    i + 1,
-                    c.trials,
-                    c.seed,
-                    c.ply
-                );
-            }
-            cells.push(c);
-        }
-    }
+    let mut progress = MetProgress::resume(&MetProgress::path_beside(out), length, &s)?;
     let ev = crate::nets::load(a.weights.file())?;
     let pool = a.rollout_options.pool()?;
     let stop = crate::rollout_cmd::interrupt_flag();
-    let todo: Vec<Opening> = all
-        .iter()
-        .copied()
-        .filter(|o| !cells.iter().any(|c| c.opening() == *o))
-        .collect();
+    let todo = progress.todo();
     let bar = crate::rollout_cmd::progress_bar(
         u32::try_from(todo.len()).unwrap_or(u32::MAX) * s.trials,
         !a.json,
     );
-    let name = format!("Sheshbesh rollouts, {length} points");
-    let table = |cells: &[Cell]| {
-        let known = |o: Opening| cells.iter().find(|c| c.opening() == o).map(|c| c.mwc);
-        assemble(length, &known, Met::kazaross_xg2(), &name)
-    };
     for (k, o) in todo.iter().enumerate() {
-        let so_far = table(&cells);
+        let so_far = progress.table();
         let done_before = k as u64 * u64::from(s.trials);
         bar.set_message(format!(
             "{}-away {}-away{}",
@@ -204,58 +116,18 @@ fn rollout_table(a: &MetArgs) -> Result<Option<(Met, f32)>> {
             bar.finish_and_clear();
             eprintln!(
                 "stopped: {} of {} openings rolled out, kept in {}; rerun the same command to resume",
-                cells.len(),
-                all.len(),
-                cells_path.display()
+                progress.done(),
+                progress.needed(),
+                progress.path().display()
             );
             return Ok(None);
         }
-        cells.push(Cell {
-            away: o.away,
-            opp_away: o.opp_away,
-            post_crawford: o.post_crawford,
-            mwc: e.mean,
-            se: e.se,
-            trials: s.trials,
-            seed: s.seed,
-            ply: s.ply,
-        });
-        let lines: String = cells
-            .iter()
-            .map(|c| serde_json::to_string(c).expect("a cell serializes") + "\n")
-            .collect();
-        write_atomic(&cells_path, lines.as_bytes())
-            .with_context(|| format!("writing {}", cells_path.display()))?;
+        progress.record(*o, e, &s)?;
     }
     bar.finish_and_clear();
-    // A table entry averages two openings: its error is half their
-    // errors' root sum of squares.
-    let worst_se = all
-        .iter()
-        .filter_map(|o| {
-            let find = |o: Opening| cells.iter().find(|c| c.opening() == o).map(|c| c.se);
-            Some(0.5 * find(*o)?.hypot(find(o.other_first())?))
-        })
-        .fold(0.0f32, f32::max);
-    let mut met = table(&cells);
-    met.description = format!(
-        "Cubeful match rollouts of the opening by Sheshbesh with its own net: {} trials per score and first player, {}-ply checker play, seed {}, variance reduction {}; largest standard error {:.4}.",
-        s.trials,
-        s.ply,
-        s.seed,
-        if s.luck { "on" } else { "off" },
-        worst_se
-    );
-    let xml = met.to_xml();
-    write_atomic(out, xml.as_bytes()).with_context(|| format!("writing {}", out.display()))?;
-    // Report the table as the file holds it (six decimals), so that what
-    // is printed now and what `met --table` reads back are the same.
-    let met = Met::from_xml(&xml)
-        .map_err(|e| anyhow::anyhow!("{}: our own table does not read back: {e}", out.display()))?;
-    Ok(Some((met, worst_se)))
+    Ok(Some(progress.write_table(out, &s)?))
 }
 
-/// Runs `sheshbesh met`; `Ok(false)` when Ctrl-C stopped a rollout.
 /// `--cube`: a cube's value is a power of two (1 to 4096, as gnubg's).
 pub fn cube_arg(s: &str) -> std::result::Result<u32, String> {
     match s.parse::<u32>() {
@@ -340,6 +212,7 @@ pub fn json_answer(met: &Met, length: usize, facts: Option<&Facts>, cube: u32) -
     v
 }
 
+/// Runs `sheshbesh met`; `Ok(false)` when Ctrl-C stopped a rollout.
 pub fn run(a: MetArgs) -> Result<bool> {
     let mut rolled = None;
     if a.rollout {
@@ -348,12 +221,12 @@ pub fn run(a: MetArgs) -> Result<bool> {
             None => return Ok(false),
         }
     }
-    let worst_se = rolled.as_ref().map(|r| r.1);
+    let worst_se = rolled.as_ref().map(|r| r.worst_se);
     let loaded = load_table(a.table.as_deref())?;
     let mut met: &Met = &loaded;
     let generated;
     let mut largest_difference = None;
-    if let Some((table, _)) = &rolled {
+    if let Some(RolledTable { met: table, .. }) = &rolled {
         let worst = match_cube::largest_difference(table, Met::kazaross_xg2());
         largest_difference = Some((worst.difference, worst.away, worst.opp_away));
         met = table;

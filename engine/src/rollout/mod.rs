@@ -36,11 +36,14 @@
 //! - Shards ([`rollout_shard`], [`merge_shards`]): trial ranges played
 //!   apart (other processes, other machines) merge into exactly the result
 //!   of one run.
+//! - A match equity table of our own ([`met_rollout`]): the opening at
+//!   every score, its progress kept on disk ([`met_progress`]).
 //! - A cube decision is rolled out as two rollouts on the same dice, no
 //!   double and double/take ([`rollout_cube`]), so their difference has a
 //!   much smaller error than either.
 
 mod batches;
+pub mod met_progress;
 pub mod met_rollout;
 mod settings;
 mod shard;
