@@ -442,12 +442,7 @@ pub fn cube_answer(
 ) -> Result<(Value, String)> {
     let input = input_of(parts, 1)?;
     let state = &input.state;
-    if state.crawford || !state.cube.may_double(state.on_roll) {
-        let why = if state.crawford {
-            "the Crawford game has no cube"
-        } else {
-            "the opponent owns the cube"
-        };
+    if let Some(why) = state.why_no_cube(state.on_roll) {
         bail!(
             "bad position \"{}\": the player on roll may not double ({why}), so there is no cube decision to roll out",
             parts[0]

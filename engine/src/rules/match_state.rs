@@ -250,6 +250,21 @@ impl MatchState {
         self.is_money() || u64::from(self.away()[player.index()]) > self.cube.value()
     }
 
+    /// Why `player` has no cube to turn in this game, if they have none:
+    /// the Crawford game, a cube the other side owns, or a cube at its
+    /// limit. (Whether it is the moment to double is the turn's business.)
+    pub fn why_no_cube(&self, player: Player) -> Option<&'static str> {
+        if self.crawford {
+            Some("the Crawford game has no cube")
+        } else if self.cube.owner.is_some_and(|o| o != player) {
+            Some("the opponent owns the cube")
+        } else if !self.cube.may_double(player) {
+            Some("the cube is at its limit, 4096")
+        } else {
+            None
+        }
+    }
+
     /// Whether `player` may offer a double now (before rolling): the cube
     /// is available to them, it is not the Crawford game, and in match play
     /// doubling can still matter (a player needing one point gains nothing,
@@ -266,6 +281,29 @@ impl MatchState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_side_without_a_cube_is_told_why() {
+        let mut s = MatchState::new_match(5);
+        assert_eq!(s.why_no_cube(Player::Zero), None);
+        s.cube = s.cube.after_take(Player::Zero);
+        assert_eq!(s.why_no_cube(Player::One), None, "the taker owns it");
+        assert_eq!(
+            s.why_no_cube(Player::Zero),
+            Some("the opponent owns the cube")
+        );
+        s.cube.log2 = CubeState::MAX_LOG2;
+        assert_eq!(
+            s.why_no_cube(Player::One),
+            Some("the cube is at its limit, 4096")
+        );
+        let mut c = MatchState::new_match(5);
+        c.crawford = true;
+        assert_eq!(
+            c.why_no_cube(Player::One),
+            Some("the Crawford game has no cube")
+        );
+    }
 
     #[test]
     fn the_cube_stops_at_4096() {
