@@ -83,6 +83,8 @@ enum Command {
     },
     /// Deterministic move-generation signature: distinct positions reached
     /// from the opening after each ply, and the time taken.
+    ///
+    /// At depths 1 to 3 the counts are 175, 71,485 and 14,514,318.
     Bench {
         /// Plies to search.
         #[arg(long, default_value_t = 3)]
@@ -178,6 +180,9 @@ enum Command {
     /// Play as gnubg's external player: listen on a TCP port for FIBS board
     /// strings and answer moves, cube actions and resignation replies. In
     /// gnubg: `set player 0 external 127.0.0.1:PORT`.
+    ///
+    /// At most 16 clients at once: one more is answered `Error: 16 clients
+    /// are connected; try again later` and closed.
     External(external::ExternalArgs),
     /// Play in the terminal: against the engine or two people at one
     /// keyboard, money or a match, with every rule option, hints, undo, and
@@ -241,6 +246,12 @@ fn usage_error(e: clap::Error) -> ExitCode {
     let line = line.trim_start_matches("error: ");
     eprintln!("sheshbesh: {line} (see --help)");
     ExitCode::from(2)
+}
+
+/// The whole command line as clap defines it: every command, flag and
+/// its help (docs/CLI.md's reference is generated from it).
+pub fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
 }
 
 /// Runs the command line of this process and gives its exit status.
