@@ -14,13 +14,13 @@ use sheshbesh_engine::rollout::{merge_shards, rollout_shard, RolloutSettings, Ro
 use sheshbesh_engine::MoveList;
 
 pub use crate::annotate_cmd::Row;
-use crate::commands::input_of;
+use crate::input::input_of;
 use crate::input::{parse_position, Input};
 pub use crate::rollout_cmd::RolloutOptions;
 pub use sheshbesh_engine::cube::decision::PlayEquity;
 pub use sheshbesh_trainer::jobs::LabelJob;
 
-use crate::{annotate_cmd, commands, met_cmd, position_cmd, rollout_cmd, train_cmd};
+use crate::{annotate_cmd, board_cmd, met_cmd, position_cmd, rollout_cmd, train_cmd};
 
 /// The evaluator of `--weights PATH`, or of the shipped weights.
 pub fn load_evaluator(weights: Option<&Path>) -> Result<NetEvaluator> {
@@ -29,13 +29,13 @@ pub fn load_evaluator(weights: Option<&Path>) -> Result<NetEvaluator> {
 
 /// `show POSITION --json`: the IDs, the board and the pip counts.
 pub fn position(position: &str) -> Result<Value> {
-    Ok(commands::show_answer(&[position], false)?.0)
+    Ok(board_cmd::show_answer(&[position], false)?.0)
 }
 
 /// `moves POSITION [DICE] --json`.
 pub fn moves(position: &str, dice: Option<&str>) -> Result<Value> {
     let parts: Vec<&str> = std::iter::once(position).chain(dice).collect();
-    Ok(commands::moves_answer(&parts, &mut MoveList::new())?.0)
+    Ok(board_cmd::moves_answer(&parts, &mut MoveList::new())?.0)
 }
 
 /// `hint POSITION [DICE] --ply PLY [--cubeless] --json`.

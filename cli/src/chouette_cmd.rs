@@ -28,7 +28,9 @@ use sheshbesh_engine::rules::dice::Roller;
 use sheshbesh_engine::{Candidate, Dice, Player, Position};
 
 use crate::board::{draw_labelled, Labels};
-use crate::table::{ask_move, free_session_path, session_dice, Asked, Console, Occupant, PlayArgs};
+use crate::console::{
+    ask_move, free_session_path, session_dice, Asked, Console, Occupant, PlayArgs,
+};
 
 /// The session's dice, shared by the ranking and every game.
 #[derive(Clone)]
@@ -54,7 +56,7 @@ pub fn run(args: &PlayArgs, n: usize) -> Result<()> {
             args.names.join(",")
         );
     }
-    crate::table::check_names(&args.names)?;
+    crate::console::check_names(&args.names)?;
     let ev = crate::nets::load(args.weights.file())?;
     let stdin = std::io::stdin();
     let mut console = Console::new(stdin.lock(), std::io::stdout());

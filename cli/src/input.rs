@@ -1,5 +1,6 @@
 //! Reading the POSITION and DICE words of the command line (see CLI.md).
 
+use anyhow::bail;
 use sheshbesh_engine::{
     formats::match_id, formats::position_id, formats::xgid, Dice, MatchState, ParseError, Position,
 };
@@ -158,6 +159,18 @@ pub fn read_line(r: &mut impl std::io::BufRead) -> std::io::Result<Option<Line>>
         Ok(t) => Line::Text(t),
         Err(_) => Line::NotUtf8,
     }))
+}
+
+/// The position of a command's words (`POSITION` and at most
+/// `max_words - 1` more).
+pub fn input_of(parts: &[&str], max_words: usize) -> anyhow::Result<Input> {
+    let Some(first) = parts.first() else {
+        bail!("bad position \"\": missing (give a Position ID, PositionID:MatchID, an XGID or \"start\")");
+    };
+    if parts.len() > max_words {
+        bail!("bad input \"{}\": too many words", parts.join(" "));
+    }
+    Ok(parse_position(first)?)
 }
 
 #[cfg(test)]

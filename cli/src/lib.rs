@@ -7,38 +7,39 @@
 //! HTML or SVG; it holds no game rule. Bad input is one line on stderr and
 //! exit status 2.
 //!
-//! One module per command (`commands` for show/moves/bench and the batch
-//! runner, `position_cmd` for hint/eval/cube, `rollout_cmd`, `met_cmd`,
-//! `annotate_cmd`, `train_cmd`, `play`, `chouette_cmd`, `verify_cmd`,
+//! One module per command (`board_cmd` for show/moves/bench,
+//! `position_cmd` for hint/eval/cube, `rollout_cmd`, `met_cmd`,
+//! `annotate_cmd`, `train_cmd`, `play_cmd`, `chouette_cmd`, `verify_cmd`,
 //! `ubgi`, `external`), and what they share: `input` (POSITION and DICE),
 //! `nets` (the shipped weights, `--weights`), `output` (`--json`,
-//! `--batch`, rounding), `board` and `svg` (drawings), `table` (the
-//! console and options of `play` and the chouette), `protocol` (the words
-//! of UBGI and gnubg's protocol), `words` (Hebrew terms). The modes are one
-//! enum, dispatched in one `match` in [`run`]; [`api`] gives the JSON of
+//! `--batch` and its runner, rounding), `board` and `svg` (drawings),
+//! `console` (the terminal and the options of `play` and the chouette),
+//! `protocol` (the words of UBGI and gnubg's protocol), `lang` (Hebrew
+//! terms). The modes are one enum, dispatched in one `match` in [`run`];
+//! [`api`] gives the JSON of
 //! the commands that answer with JSON, for callers other than a terminal.
 
 mod annotate_cmd;
 pub mod api;
 mod args;
 mod board;
+mod board_cmd;
 mod chouette_cmd;
-mod commands;
+mod console;
 mod external;
 mod input;
+mod lang;
 mod met_cmd;
 mod nets;
 mod output;
-mod play;
+mod play_cmd;
 mod position_cmd;
 mod protocol;
 mod rollout_cmd;
 mod svg;
-mod table;
 mod train_cmd;
 mod ubgi;
 mod verify_cmd;
-mod words;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -67,7 +68,7 @@ enum Command {
         home_left: bool,
         /// Where the home board is drawn, as `play --home` takes it.
         #[arg(long, value_enum, conflicts_with = "home_left")]
-        home: Option<table::Home>,
+        home: Option<console::Home>,
         #[command(flatten)]
         out: Output,
     },
@@ -194,7 +195,7 @@ enum Command {
     /// chouette: the box against a team with a captain, the team doubling
     /// only by consent, each member taking or dropping the box's doubles for
     /// itself, settlements after each game.
-    Play(table::PlayArgs),
+    Play(console::PlayArgs),
     /// Check verifiable dice: that SEED hashes to COMMITMENT and, given a
     /// .mat file saved by `play`, that every roll in it follows from the
     /// seed (exit status 1 when anything differs).
@@ -266,23 +267,23 @@ pub fn run() -> ExitCode {
             home_left,
             home,
             out,
-        } => commands::show(
+        } => board_cmd::show(
             position.as_deref(),
-            home_left || home == Some(table::Home::Left),
+            home_left || home == Some(console::Home::Left),
             out,
         ),
         Command::Moves {
             position,
             dice,
             out,
-        } => commands::moves(position.as_deref(), dice.as_deref(), out),
-        Command::Bench { depth, json } => commands::bench(depth, json),
+        } => board_cmd::moves(position.as_deref(), dice.as_deref(), out),
+        Command::Bench { depth, json } => board_cmd::bench(depth, json),
         Command::Train(args) => train_cmd::run(*args),
         Command::Ubgi(args) => ubgi::run(args),
         Command::External(args) => external::run(args),
         Command::Play(args) => match args.chouette {
             Some(n) => chouette_cmd::run(&args, n),
-            None => play::run(args),
+            None => play_cmd::run(args),
         },
         Command::Verify(args) => match verify_cmd::run(args) {
             Ok(true) => Ok(()),

@@ -13,8 +13,9 @@ use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
 use sheshbesh_engine::search::valuation::Valuation;
 use sheshbesh_engine::{formats::position_id, Probs};
 
-use crate::commands::{input_of, run};
+use crate::input::input_of;
 use crate::input::{dice_for, Input};
+use crate::output::respond;
 use crate::output::Output;
 use sheshbesh_engine::search::ply::MAX_PLY;
 
@@ -83,7 +84,7 @@ pub fn hint(
     out: Output,
 ) -> Result<()> {
     check_ply(ply)?;
-    run(vec![position, dice], out, |parts| {
+    respond(vec![position, dice], out, |parts| {
         hint_answer(ev, parts, ply, equity)
     })
 }
@@ -198,7 +199,7 @@ pub fn cube_analysis(ev: &NetEvaluator, input: &Input, ply: u32) -> Result<CubeA
 /// `sheshbesh eval`.
 pub fn eval(ev: &NetEvaluator, position: Option<&str>, ply: u32, out: Output) -> Result<()> {
     check_ply(ply)?;
-    run(vec![position], out, |parts| eval_answer(ev, parts, ply))
+    respond(vec![position], out, |parts| eval_answer(ev, parts, ply))
 }
 
 /// What `eval` answers for the words `parts` (POSITION).
@@ -239,7 +240,7 @@ pub fn eval_answer(ev: &NetEvaluator, parts: &[&str], ply: u32) -> Result<(Value
 /// `sheshbesh cube`.
 pub fn cube_cmd(ev: &NetEvaluator, position: Option<&str>, ply: u32, out: Output) -> Result<()> {
     check_ply(ply)?;
-    run(vec![position], out, |parts| cube_answer(ev, parts, ply))
+    respond(vec![position], out, |parts| cube_answer(ev, parts, ply))
 }
 
 /// What `cube` answers for the words `parts` (POSITION).

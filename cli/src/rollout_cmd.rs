@@ -18,8 +18,9 @@ use sheshbesh_engine::rollout::{
     RolloutResult, RolloutSettings, Stakes,
 };
 
-use crate::commands::{self, input_of};
+use crate::input::input_of;
 use crate::input::{dice_for, parse_position, Input};
+use crate::output::respond;
 use crate::output::Output;
 
 /// Options of `sheshbesh rollout`.
@@ -424,7 +425,7 @@ pub fn cube(
 ) -> Result<bool> {
     let pool = options.pool()?;
     let stop = interrupt_flag();
-    commands::run(vec![position], out, |parts| {
+    respond(vec![position], out, |parts| {
         pool.install(|| cube_answer(ev, parts, ply, options, &stop, !out.json && !out.batch))
     })?;
     Ok(stop.load(Ordering::Relaxed))

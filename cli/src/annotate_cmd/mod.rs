@@ -70,8 +70,8 @@ pub struct AnnotateArgs {
     pub quiet: bool,
     /// Show the Hebrew words of the game beside the English ones in the
     /// text report (mars, Turkish mars).
-    #[arg(long, value_enum, default_value_t = crate::words::Lang::En)]
-    pub lang: crate::words::Lang,
+    #[arg(long, value_enum, default_value_t = crate::lang::Lang::En)]
+    pub lang: crate::lang::Lang,
     #[command(flatten)]
     pub weights: crate::nets::WeightsArg,
 }

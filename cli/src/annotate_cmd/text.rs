@@ -8,7 +8,7 @@ use std::path::Path;
 use sheshbesh_engine::analysis::annotate::{Annotation, Mark, Settings};
 
 use super::figures::{name_of, rows};
-use crate::words::Lang;
+use crate::lang::Lang;
 
 /// The match as text: every analysed decision, marked ones commented.
 pub fn text(path: &Path, ann: &Annotation, settings: &Settings, lang: Lang) -> String {

@@ -17,10 +17,10 @@ use sheshbesh_engine::rules::scoring::{GameResult, Rules, WinKind};
 use sheshbesh_engine::{Candidate, Player, Position};
 
 use crate::board::{draw_labelled, Labels};
-use crate::table::{
+use crate::console::{
     ask_move, free_session_path, session_dice, Asked, Console, Home, Occupant, PlayArgs,
 };
-use crate::words::Lang;
+use crate::lang::Lang;
 
 /// Runs `sheshbesh play`.
 pub fn run(args: PlayArgs) -> Result<()> {
@@ -33,7 +33,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
             args.names.join(",")
         );
     }
-    crate::table::check_names(&args.names)?;
+    crate::console::check_names(&args.names)?;
     if args.length == 0 && args.games == 0 && !args.players.contains(&Occupant::Human) {
         bail!("bad --games: a money session between engines needs --games N (or --match N)");
     }

@@ -12,7 +12,7 @@ use sheshbesh_engine::play::seat::Level;
 use sheshbesh_engine::play::verifiable_dice::VerifiableDice;
 use sheshbesh_engine::{Candidate, Dice, MatchState, Position};
 
-use crate::words::Lang;
+use crate::lang::Lang;
 
 /// Who sits in a seat.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

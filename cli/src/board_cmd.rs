@@ -1,8 +1,6 @@
-//! `show`, `moves` and `bench`, and the runner every position command
-//! shares: one input from the command line, or `--batch` lines from stdin
-//! answered one JSON line each.
+//! `show`, `moves` and `bench`: the commands that need no net (a board
+//! drawn, its legal plays listed, move generation counted).
 
-use std::io::Write;
 use std::time::Instant;
 
 use anyhow::{bail, Result};
@@ -12,60 +10,12 @@ use sheshbesh_engine::{
 };
 
 use crate::board;
-use crate::input::{dice_for, parse_position, Input};
-use crate::output::Output;
-
-/// Runs `answer` once on the command-line words, or per stdin line in batch
-/// mode (where errors become `{"error": ...}` lines and the batch goes on).
-pub fn run(
-    words: Vec<Option<&str>>,
-    out: Output,
-    answer: impl Fn(&[&str]) -> Result<(Value, String)>,
-) -> Result<()> {
-    if out.batch {
-        let stdin = std::io::stdin();
-        let mut input = stdin.lock();
-        let mut stdout = std::io::stdout().lock();
-        // Every line gets exactly one answer line, bad ones an error.
-        while let Some(line) = crate::input::read_line(&mut input)? {
-            let v = match line.text() {
-                Err(e) => json!({ "error": e }),
-                Ok(line) => {
-                    let parts: Vec<&str> = line.split_whitespace().collect();
-                    match answer(&parts) {
-                        Ok((v, _)) => v,
-                        Err(e) => json!({ "error": e.to_string() }),
-                    }
-                }
-            };
-            writeln!(stdout, "{v}")?;
-            stdout.flush()?;
-        }
-        return Ok(());
-    }
-    let parts: Vec<&str> = words.into_iter().flatten().collect();
-    let (v, text) = answer(&parts)?;
-    if out.json {
-        println!("{v}");
-    } else {
-        println!("{text}");
-    }
-    Ok(())
-}
-
-pub fn input_of(parts: &[&str], max_words: usize) -> Result<Input> {
-    let Some(first) = parts.first() else {
-        bail!("bad position \"\": missing (give a Position ID, PositionID:MatchID, an XGID or \"start\")");
-    };
-    if parts.len() > max_words {
-        bail!("bad input \"{}\": too many words", parts.join(" "));
-    }
-    Ok(parse_position(first)?)
-}
+use crate::input::{dice_for, input_of};
+use crate::output::{respond, Output};
 
 /// `sheshbesh show`.
 pub fn show(position: Option<&str>, home_left: bool, out: Output) -> Result<()> {
-    run(vec![position], out, |parts| show_answer(parts, home_left))
+    respond(vec![position], out, |parts| show_answer(parts, home_left))
 }
 
 /// What `show` answers for the words `parts`: its JSON and its drawing.
@@ -94,7 +44,7 @@ pub fn show_answer(parts: &[&str], home_left: bool) -> Result<(Value, String)> {
 pub fn moves(position: Option<&str>, dice: Option<&str>, out: Output) -> Result<()> {
     let mut list = MoveList::new();
     let list = std::cell::RefCell::new(&mut list);
-    run(vec![position, dice], out, |parts| {
+    respond(vec![position, dice], out, |parts| {
         moves_answer(parts, &mut list.borrow_mut())
     })
 }
