@@ -170,6 +170,32 @@ pub struct Facts {
     fo: sheshbesh_engine::cube::met::ScoreFacts,
 }
 
+impl Facts {
+    /// The facts as `met --score A,B --json` gives them at cube `cube`.
+    fn json(&self, cube: u32) -> Value {
+        let (f, fo) = (&self.f, &self.fo);
+        json!({
+            "me_away": self.me, "opp_away": self.opp, "cube": cube, "mwc": rounded(self.mwc, 5),
+            "take_point_opp": rounded(f.take_point, 5), "take_point_me": rounded(fo.take_point, 5),
+            "gammon_value_me": rounded(f.gammon_value_me, 5), "gammon_value_opp": rounded(f.gammon_value_opp, 5),
+        })
+    }
+
+    /// The facts as `met --score A,B` prints them at cube `cube`.
+    fn line(&self, cube: u32) -> String {
+        format!(
+            "At {}-away {}-away (cube {cube}): MWC {}; opponent's take point {}, yours {}; gammon values: yours {:.3}, opponent's {:.3}",
+            self.me,
+            self.opp,
+            percent(self.mwc),
+            percent(self.f.take_point),
+            percent(self.fo.take_point),
+            self.f.gammon_value_me,
+            self.f.gammon_value_opp
+        )
+    }
+}
+
 /// Reads `--score A,B` and looks its facts up in `met` at cube `cube`.
 pub fn facts_at(met: &Met, score: &str, cube: u32) -> Result<Facts> {
     let (me, opp) = parse_score(score)?;
@@ -195,19 +221,8 @@ pub fn json_answer(met: &Met, length: usize, facts: Option<&Facts>, cube: u32) -
         "pre_crawford": met.pre[..length].iter().map(|r| r[..length].iter().map(|&x| rounded(x, 5)).collect::<Vec<_>>()).collect::<Vec<_>>(),
         "post_crawford": met.post[..length].iter().map(|&x| rounded(x, 5)).collect::<Vec<_>>(),
     });
-    if let Some(Facts {
-        me,
-        opp,
-        mwc,
-        f,
-        fo,
-    }) = facts
-    {
-        v["score"] = json!({
-            "me_away": me, "opp_away": opp, "cube": cube, "mwc": rounded(*mwc, 5),
-            "take_point_opp": rounded(f.take_point, 5), "take_point_me": rounded(fo.take_point, 5),
-            "gammon_value_me": rounded(f.gammon_value_me, 5), "gammon_value_opp": rounded(f.gammon_value_opp, 5),
-        });
+    if let Some(facts) = facts {
+        v["score"] = facts.json(cube);
     }
     v
 }
@@ -256,25 +271,10 @@ pub fn run(a: MetArgs) -> Result<bool> {
         println!("{v}");
         return Ok(true);
     }
-    if let Some(Facts {
-        me,
-        opp,
-        mwc,
-        f,
-        fo,
-    }) = facts
-    {
+    if let Some(facts) = facts {
         // The question asked, and nothing else: the table is for --length
         // without --score.
-        println!(
-            "At {me}-away {opp}-away (cube {}): MWC {}; opponent's take point {}, yours {}; gammon values: yours {:.3}, opponent's {:.3}",
-            a.cube,
-            percent(mwc),
-            percent(f.take_point),
-            percent(fo.take_point),
-            f.gammon_value_me,
-            f.gammon_value_opp
-        );
+        println!("{}", facts.line(a.cube));
         return Ok(true);
     }
     println!("{} ({}-point table)", met.name, met.length);

@@ -160,24 +160,11 @@ pub fn round(
     let teacher = teacher.unwrap_or(ev);
     match cfg.labels {
         LabelSource::Search | LabelSource::Luck => {
-            let cache = cache.map(|p| label_file(p, cfg.labels));
-            let cache = cache.as_deref();
-            let mut examples: Vec<Example> = match cache {
-                Some(path) if path.exists() => labels::load_examples(path)?,
-                _ => {
-                    let work = RoundLabels::new(teacher, cfg, seed);
-                    match cache {
-                        Some(path) => {
-                            match label_in_pieces(path, &work.positions, seed, cfg.shard, |r| {
-                                work.examples(r)
-                            })? {
-                                Some(all) => all,
-                                None => return Ok(None),
-                            }
-                        }
-                        None => work.examples(0..work.positions.len()),
-                    }
-                }
+            let labelled = labels_of(teacher, cfg, seed, cache, labels::load_examples, |w, r| {
+                w.examples(r)
+            })?;
+            let Some(mut examples) = labelled else {
+                return Ok(None);
             };
             if let Some(phase) = cfg.phase {
                 examples.retain(|e| e.phase == phase);
@@ -193,23 +180,11 @@ pub fn round(
             )))
         }
         LabelSource::Decisions { .. } => {
-            let cache = cache.map(|p| label_file(p, cfg.labels));
-            let mut all: Vec<DecisionLabel> = match &cache {
-                Some(path) if path.exists() => decisions::load(path)?,
-                _ => {
-                    let work = RoundLabels::new(teacher, cfg, seed);
-                    match &cache {
-                        Some(path) => {
-                            match label_in_pieces(path, &work.positions, seed, cfg.shard, |r| {
-                                work.decisions(r)
-                            })? {
-                                Some(all) => all,
-                                None => return Ok(None),
-                            }
-                        }
-                        None => work.decisions(0..work.positions.len()),
-                    }
-                }
+            let labelled = labels_of(teacher, cfg, seed, cache, decisions::load, |w, r| {
+                w.decisions(r)
+            })?;
+            let Some(mut all) = labelled else {
+                return Ok(None);
             };
             if let Some(phase) = cfg.phase {
                 // Labels read from a file may hold every phase: a decision
@@ -225,6 +200,28 @@ pub fn round(
             };
             Ok(Some(decisions::fit(ev, &all, &fit, seed ^ 0xD15)))
         }
+    }
+}
+
+/// A round's labels: read from its file in the cache when it exists;
+/// otherwise sampled and made by `label`, in pieces kept beside that file
+/// when there is a cache. `None` while other shards' pieces are missing.
+fn labels_of<T: LabelLines>(
+    teacher: &NetEvaluator,
+    cfg: &ExpertConfig,
+    seed: u64,
+    cache: Option<&Path>,
+    load: impl FnOnce(&Path) -> Result<Vec<T>>,
+    label: impl Fn(&RoundLabels, Range<usize>) -> Vec<T>,
+) -> Result<Option<Vec<T>>> {
+    let cache = cache.map(|p| label_file(p, cfg.labels));
+    if let Some(path) = cache.as_deref().filter(|p| p.exists()) {
+        return Ok(Some(load(path)?));
+    }
+    let work = RoundLabels::new(teacher, cfg, seed);
+    match cache.as_deref() {
+        Some(path) => label_in_pieces(path, &work.positions, seed, cfg.shard, |r| label(&work, r)),
+        None => Ok(Some(label(&work, 0..work.positions.len()))),
     }
 }
 
