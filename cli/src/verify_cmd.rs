@@ -1,5 +1,5 @@
 //! `sheshbesh verify SEED COMMITMENT [MATFILE]`: checks verifiable dice
-//! (the derivation is documented in `engine/src/verifiable_dice.rs`).
+//! (the derivation is documented in `engine/src/play/verifiable_dice.rs`).
 
 use anyhow::{Context, Result};
 use serde_json::json;

@@ -57,3 +57,64 @@ fn the_cli_page_holds_the_reference_clap_generates() {
         line + 1
     );
 }
+
+/// The repository paths a text names (`engine/src/rules/movegen.rs`,
+/// `data/matches/x.mat`): words that start at a top-level folder and end
+/// in a file name with an extension.
+fn paths_named(text: &str) -> Vec<String> {
+    const TOP: [&str; 8] = [
+        "engine/", "cli/", "trainer/", "python/", "benches/", "data/", "docs/", "weights/",
+    ];
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || "_./-".contains(c)))
+        .map(|w| w.trim_end_matches('.'))
+        .filter(|w| TOP.iter().any(|t| w.starts_with(t)))
+        .filter(|w| {
+            let name = w.rsplit('/').next().unwrap_or_default();
+            name.contains('.') && !name.starts_with('.')
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn every_file_the_docs_and_sources_name_exists() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut texts = vec![root.join("README.md"), root.join("weights/README.md")];
+    let mut dirs = vec![
+        root.join("docs"),
+        root.join("engine/src"),
+        root.join("cli/src"),
+        root.join("trainer/src"),
+    ];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = entry.path();
+            // Dated notes are history: they name files as they were then.
+            if p.is_dir() && !p.ends_with("docs/experiments") {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|e| e == "md" || e == "rs") {
+                texts.push(p);
+            }
+        }
+    }
+    let mut missing = Vec::new();
+    for t in &texts {
+        let text = std::fs::read_to_string(t).unwrap();
+        for p in paths_named(&text) {
+            if !root.join(&p).exists() {
+                missing.push(format!("{}: {p}", t.strip_prefix(&root).unwrap().display()));
+            }
+        }
+    }
+    assert!(texts.len() > 50, "the docs and sources were found");
+    assert!(missing.is_empty(), "named but missing: {missing:#?}");
+}
+
+#[test]
+fn paths_are_found_in_prose() {
+    let text = "see `engine/src/play/x.rs`, data/matches/a.mat. Not docs/ nor engine/src.";
+    assert_eq!(
+        paths_named(text),
+        vec!["engine/src/play/x.rs", "data/matches/a.mat"]
+    );
+}
