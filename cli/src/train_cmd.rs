@@ -3,13 +3,16 @@
 
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use serde_json::json;
 use sheshbesh_engine::evaluation::evaluator::Phase;
 use sheshbesh_engine::evaluation::inputs::Layout;
 use sheshbesh_engine::evaluation::net::{BLOCK, MAX_HIDDEN};
+use sheshbesh_engine::evaluation::weights;
+use sheshbesh_engine::formats::files::read_bounded;
 use sheshbesh_trainer::calibrate::{CalibrateConfig, CalibrationFit, PositionClass};
+use sheshbesh_trainer::card;
 use sheshbesh_trainer::checkpoint::{self, Provenance};
 use sheshbesh_trainer::expert::{ExpertConfig, LabelSource};
 use sheshbesh_trainer::jobs::{CalibrateJob, ExpertJob};
@@ -293,6 +296,13 @@ pub enum WeightsOp {
     /// (a race net trained apart, shipped beside a contact net), or with
     /// another's contact net as the rollouts' luck yardstick.
     Splice(SpliceArgs),
+    /// Print a weights file's facts as its model card shows them (size
+    /// and digest, input layout, each net's shape, what its training
+    /// record holds), in Markdown.
+    Card {
+        /// The weights file.
+        file: PathBuf,
+    },
 }
 
 /// The files a splice takes its nets from.
@@ -380,7 +390,7 @@ pub fn run_as(a: TrainArgs, command: String) -> Result<()> {
         TrainMode::Selfplay(s) => selfplay(s, command),
         TrainMode::Expert(e) => expert(e, command),
         TrainMode::Calibrate(c) => calibrate(c, command),
-        TrainMode::Weights { op } => fold(op),
+        TrainMode::Weights { op } => weights_op(op),
     }
 }
 
@@ -543,8 +553,16 @@ fn report(out: &TrainOutput, prov: &Provenance) -> Result<()> {
     Ok(())
 }
 
-fn fold(op: WeightsOp) -> Result<()> {
+fn weights_op(op: WeightsOp) -> Result<()> {
     let (ev, prov, what, out) = match op {
+        WeightsOp::Card { file } => {
+            let bytes = read_bounded(&file, weights::FILE_LIMIT)
+                .with_context(|| format!("bad weights \"{}\": cannot read", file.display()))?;
+            let facts = card::facts(&bytes)
+                .with_context(|| format!("bad weights \"{}\"", file.display()))?;
+            print!("{facts}");
+            return Ok(());
+        }
         WeightsOp::Average(f) => {
             let (ev, prov) = surgery::average(&f.files)?;
             (ev, prov, format!("averaged {} files", f.files.len()), f.out)

@@ -1372,3 +1372,26 @@ fn long_jobs_show_their_progress_and_the_time_left() {
         "{shown}"
     );
 }
+
+#[test]
+fn a_weights_files_card_is_printed_and_a_bad_file_refused_in_one_line() {
+    let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/../weights/sheshbesh.weights");
+    let (code, out, _) = sheshbesh(&["train", "weights", "card", shipped]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("| nets | contact 236-512-5, race 236-128-5"),
+        "{out}"
+    );
+    let card =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../weights/README.md"))
+            .unwrap();
+    assert!(
+        card.contains(&out),
+        "the model card holds what the command prints"
+    );
+    let readme = concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md");
+    let (code, out, err) = sheshbesh(&["train", "weights", "card", readme]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("not a Sheshbesh weights file"), "{err}");
+}

@@ -12,7 +12,8 @@
 //! - [`backprop`]: the backward pass the engine's inference-only nets
 //!   lack; [`surgery`]: nets made from nets (ensembles, averages, a second
 //!   hidden layer); [`checkpoint`]: weights files with their training
-//!   record; [`schedule`]: learning rates;
+//!   record; [`card`]: a weights file's facts as its model card shows
+//!   them; [`schedule`]: learning rates;
 //! - [`calibrate`]: a net fitted to its own rollouts (each output's
 //!   logit rescaled, or the whole net), the chances cube decisions price;
 //! - [`jobs`]: the jobs that start from a checkpoint, each with its own
@@ -26,6 +27,7 @@
 pub mod adam;
 pub mod backprop;
 pub mod calibrate;
+pub mod card;
 pub mod checkpoint;
 pub mod decisions;
 pub mod expert;
