@@ -67,7 +67,7 @@ fn parse_score(s: &str) -> Result<(u32, u32)> {
 
 /// A chance as a percentage with one decimal, never "-0.0%".
 fn percent(x: f32) -> String {
-    let p = (1000.0 * f64::from(x)).round() / 10.0;
+    let p = rounded(100.0 * x, 1);
     format!("{:.1}%", if p == 0.0 { 0.0 } else { p })
 }
 
