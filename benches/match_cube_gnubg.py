@@ -23,6 +23,9 @@ no double and double/take equities from gnubg 2-ply's.
 Each `--weights FILE` adds rows for that net at 0 and 2 plies beside the
 shipped net's.
 
+`--files "data/heldout/*.mat"` measures on 50 held-out matches chosen by
+rule, which no net or setting was chosen on (`data/heldout/SOURCES.txt`).
+
 Usage: python3 benches/match_cube_gnubg.py [--files GLOB] [--limit N]
     [--weights FILE ...] [--json]
 """

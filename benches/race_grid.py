@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Cube equities of the match cube grid's races at every score of a
+7-point match, ours beside GNU Backgammon 1.07's 2-ply evaluation and its
+cubeful rollouts.
+
+The cases: the race positions of `data/fixtures/match_cube_grid_gnubg.json`
+where the player on roll may double (cube centred, or 2 or 4 owned by
+it). `sheshbesh cube --batch --ply P` answers each; gnubg's 2-ply no
+double and double/take come from that fixture and its rollouts of the
+same decisions (0-ply checker play and cube decisions, 1,296 trials)
+from `data/fixtures/race_grid_rollouts_gnubg.json`
+(`gen_race_grid_rollouts.py`), when they are there.
+
+Prints, for each of our plies and for gnubg 2-ply: how many cases have
+both equities within 0.02 EMG of gnubg 2-ply, and of the rollout, and
+the mean and largest distances; then the cases where ours and gnubg
+2-ply differ most, with the rollout beside them.
+
+Usage: python3 benches/race_grid.py [--plies 0,2] [--worst 12] [--json]
+"""
+import argparse
+import json
+import os
+import subprocess
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+BINARY = os.path.join(ROOT, "target", "release", "sheshbesh")
+FIXTURES = os.path.join(ROOT, "data", "fixtures")
+
+
+def cases():
+    with open(os.path.join(FIXTURES, "match_cube_grid_gnubg.json")) as f:
+        grid = json.load(f)
+    out = [c for c in grid["cases"] if c["kind"] == "race" and "nd" in c["ply2"]]
+    rollouts = {}
+    path = os.path.join(FIXTURES, "race_grid_rollouts_gnubg.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            rollouts = {r["xgid"]: r for r in json.load(f)["cases"]}
+    for c in out:
+        c["rollout"] = rollouts.get(c["xgid"])
+    return out
+
+
+def ours(cs, ply):
+    text = "".join(c["xgid"] + "\n" for c in cs)
+    out = subprocess.run([BINARY, "cube", "--batch", "--ply", str(ply)], input=text,
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    answers = [json.loads(line) for line in out]
+    for c, a in zip(cs, answers):
+        if "error" in a:
+            raise SystemExit(f"{c['xgid']}: {a['error']}")
+    return [(a["no_double"], a["double_take"]) for a in answers]
+
+
+def summary(name, equities, refs):
+    """Distances of (nd, dt) pairs from reference pairs (None: no reference)."""
+    pairs = [(e, r) for e, r in zip(equities, refs) if r is not None]
+    dist = [max(abs(e[0] - r[0]), abs(e[1] - r[1])) for e, r in pairs]
+    if not dist:
+        return None
+    return {"who": name, "cases": len(dist), "within_0.02": sum(d <= 0.02 for d in dist),
+            "mean": sum(dist) / len(dist), "largest": max(dist)}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--plies", default="0,2")
+    ap.add_argument("--worst", type=int, default=12)
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+    cs = cases()
+    g2 = [(c["ply2"]["nd"], c["ply2"]["dt"]) for c in cs]
+    ro = [(c["rollout"]["no_double"], c["rollout"]["double_take"]) if c["rollout"] else None
+          for c in cs]
+    rows = []
+    mine = {}
+    for ply in [int(p) for p in a.plies.split(",")]:
+        mine[ply] = ours(cs, ply)
+        rows.append(("against gnubg 2-ply", summary(f"Sheshbesh {ply}-ply", mine[ply], g2)))
+        rows.append(("against gnubg rollouts", summary(f"Sheshbesh {ply}-ply", mine[ply], ro)))
+    rows.append(("against gnubg rollouts", summary("gnubg 2-ply", g2, ro)))
+    rows = [(k, s) for k, s in rows if s]
+    if a.json:
+        print(json.dumps([{"reference": k, **s} for k, s in rows]))
+        return
+    print(f"{len(cs)} race cube decisions; {sum(r is not None for r in ro)} rolled out by gnubg")
+    print(f"{'':24} {'reference':24} {'cases':>5} {'within 0.02':>11} {'mean':>7} {'largest':>7}")
+    for k, s in rows:
+        print(f"{s['who']:24} {k:24} {s['cases']:>5} {s['within_0.02']:>11} "
+              f"{s['mean']:>7.4f} {s['largest']:>7.4f}")
+    ply = max(mine)
+    worst = sorted(range(len(cs)), key=lambda i: -max(abs(mine[ply][i][0] - g2[i][0]),
+                                                       abs(mine[ply][i][1] - g2[i][1])))
+    print(f"\nwhere our {ply}-ply and gnubg 2-ply differ most (no double / double, take):")
+    for i in worst[:a.worst]:
+        c = cs[i]
+        r = f"{ro[i][0]:+.3f} / {ro[i][1]:+.3f}" if ro[i] else "not rolled out"
+        print(f"  {c['xgid']}  {c['away'][0]}a-{c['away'][1]}a cube {c['cube']}: ours "
+              f"{mine[ply][i][0]:+.3f} / {mine[ply][i][1]:+.3f}, gnubg 2-ply {g2[i][0]:+.3f} / "
+              f"{g2[i][1]:+.3f}, rollout {r}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,106 @@
+//! Race cube decisions at every score of a 7-point match: our 2-ply
+//! equities against GNU Backgammon 1.07's cubeful rollouts of the same
+//! decisions (`data/fixtures/race_grid_rollouts_gnubg.json`, made by
+//! `gen_race_grid_rollouts.py`) and against its 2-ply evaluation (the
+//! match cube grid, `match_cube_grid_gnubg.json`). `benches/race_grid.py`
+//! prints the full comparison.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+fn fixture(name: &str) -> Value {
+    let path = format!("{}/../data/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+/// `cube --batch --ply PLY` on each XGID: (no double, double/take).
+fn ours(xgids: &[String], ply: u32) -> Vec<(f64, f64)> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sheshbesh"))
+        .args(["cube", "--batch", "--ply", &ply.to_string()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input: String = xgids.iter().map(|x| format!("{x}\n")).collect();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    text.lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            let nd = v["no_double"].as_f64().unwrap_or_else(|| panic!("{l}"));
+            (nd, v["double_take"].as_f64().unwrap())
+        })
+        .collect()
+}
+
+/// The mean of the larger of the two equities' distances.
+fn mean_distance(a: &[(f64, f64)], b: &[(f64, f64)]) -> f64 {
+    let d: f64 = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| (x.0 - y.0).abs().max((x.1 - y.1).abs()))
+        .sum();
+    d / a.len() as f64
+}
+
+#[test]
+fn our_2_ply_prices_race_cubes_nearer_gnubgs_rollouts_than_its_2_ply() {
+    let rollouts = fixture("race_grid_rollouts_gnubg.json");
+    let grid = fixture("match_cube_grid_gnubg.json");
+    let cases = rollouts["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 180, "every race cube decision of the grid");
+    let xgids: Vec<String> = cases
+        .iter()
+        .map(|c| c["xgid"].as_str().unwrap().to_string())
+        .collect();
+    let rolled: Vec<(f64, f64)> = cases
+        .iter()
+        .map(|c| {
+            (
+                c["no_double"].as_f64().unwrap(),
+                c["double_take"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let gnubg_2_ply: Vec<(f64, f64)> = xgids
+        .iter()
+        .map(|x| {
+            let c = grid["cases"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["xgid"] == x.as_str())
+                .unwrap();
+            (
+                c["ply2"]["nd"].as_f64().unwrap(),
+                c["ply2"]["dt"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let mine = ours(&xgids, 2);
+    assert_eq!(mine.len(), xgids.len(), "one answer per line");
+    let (to_rollouts, gnubg_to_rollouts) = (
+        mean_distance(&mine, &rolled),
+        mean_distance(&gnubg_2_ply, &rolled),
+    );
+    // 2026-12-05: ours 0.0185, gnubg 2-ply 0.0222 (0-ply: ours 0.049).
+    assert!(
+        to_rollouts <= gnubg_to_rollouts && to_rollouts < 0.021,
+        "mean distance from gnubg's rollouts: ours {to_rollouts:.4}, gnubg 2-ply {gnubg_to_rollouts:.4}"
+    );
+    // And near gnubg's 2-ply where its search and its rollouts agree.
+    let near = mine
+        .iter()
+        .zip(&gnubg_2_ply)
+        .filter(|(x, y)| (x.0 - y.0).abs().max((x.1 - y.1).abs()) <= 0.02)
+        .count();
+    assert!(near >= 150, "{near} of 180 within 0.02 of gnubg 2-ply");
+}
