@@ -253,6 +253,9 @@ pub enum ClassArg {
     /// Back games: a side holding two or more points in the other's home
     /// board, trailing the race by 30 pips or more.
     BackGame,
+    /// Blitzes: a side on the bar against four or more closed points of
+    /// the other's home board, or two or more on the bar against three.
+    Blitz,
 }
 
 /// What `train calibrate --fit` fits.
@@ -439,6 +442,7 @@ fn calibrate(a: CalibrateArgs, command: String) -> Result<()> {
         class: match a.class {
             ClassArg::All => PositionClass::All,
             ClassArg::BackGame => PositionClass::BackGame,
+            ClassArg::Blitz => PositionClass::Blitz,
         },
         fit: match a.fit {
             FitArg::Outputs => CalibrationFit::Outputs,

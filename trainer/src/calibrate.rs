@@ -64,6 +64,12 @@ pub enum PositionClass {
     /// about 0.09 too likely to win where its own rollouts agree with
     /// gnubg's), and self-play seldom reaches them.
     BackGame,
+    /// Blitzes: one side on the bar against four or more closed points of
+    /// the other's home board, or with two or more on the bar against
+    /// three or more. The net's gammon chances decide their cube actions
+    /// (a post-Crawford blitz cost the most of the held-out cube
+    /// decisions), and it may misjudge them as it did back games.
+    Blitz,
 }
 
 /// The race deficit, in pips, of a side holding a back game.
@@ -83,6 +89,14 @@ impl PositionClass {
                 let (mine, theirs) = pos.pips();
                 let ahead = i64::from(theirs) - i64::from(mine);
                 pos.is_contact() && (holds(&pos.me, ahead) || holds(&pos.opp, -ahead))
+            }
+            PositionClass::Blitz => {
+                let blitzes = |attacker: &Checkers, defender: &Checkers| {
+                    // Bits 1..6 are a side's own home board.
+                    let closed = (attacker.made() & 0x7E).count_ones();
+                    (defender.bar() >= 1 && closed >= 4) || (defender.bar() >= 2 && closed >= 3)
+                };
+                blitzes(&pos.me, &pos.opp) || blitzes(&pos.opp, &pos.me)
             }
         }
     }
@@ -471,6 +485,20 @@ mod tests {
         // The opening has one anchor a side and an even race.
         assert!(!PositionClass::BackGame.holds(&Position::start()));
         assert!(PositionClass::All.holds(&Position::start()));
+    }
+
+    #[test]
+    fn blitzes_are_told_from_either_side() {
+        use sheshbesh_engine::formats::position_id::decode;
+        // The held-out post-Crawford blitz: the side on roll has closed
+        // four home points and the other has a checker on the bar.
+        let blitz = decode("sNsNEETjdkMADA").unwrap();
+        assert!(PositionClass::Blitz.holds(&blitz));
+        assert!(PositionClass::Blitz.holds(&blitz.swapped()));
+        assert!(!PositionClass::Blitz.holds(&Position::start()));
+        // The deep back game has no one on the bar.
+        let deep = decode("2C0A8Bwz2w0GAA").unwrap();
+        assert!(!PositionClass::Blitz.holds(&deep));
     }
 
     #[test]

@@ -83,6 +83,7 @@ pub fn facts(bytes: &[u8]) -> Result<String> {
             let class = match c.class {
                 PositionClass::All => "all positions",
                 PositionClass::BackGame => "back games",
+                PositionClass::Blitz => "blitzes",
             };
             let fit = match c.fit {
                 CalibrationFit::Outputs => "each output rescaled".to_string(),

@@ -250,36 +250,16 @@ impl CalibrateJob {
 mod tests {
     use super::*;
     use crate::labels::Shard;
-    use crate::schedule::Schedule;
-    use crate::train::{train, SelfplayConfig};
+    use crate::train::{tiny, train};
     use sheshbesh_engine::evaluation::inputs::Layout;
 
     /// A small self-play checkpoint in `dir`.
     fn checkpoint_in(dir: &Path) -> PathBuf {
         let path = dir.join("c.weights");
-        let cfg = SelfplayConfig {
-            seed: 3,
-            games: 20,
-            lambda: 0.0,
-            schedule: Schedule {
-                start: 0.05,
-                end: 0.05,
-                half_life: 1.0,
-            },
-            hidden: 32,
-            race_hidden: 32,
-            hidden2: 0,
-            layout: Layout::V3,
-            shards: 2,
-            round_games: 5,
-            checkpoint: path.clone(),
-            checkpoint_every: 20,
-            check_every: 0,
-            check_pairs: 0,
-            resume: false,
-            command: "test selfplay".into(),
-            progress: false,
-        };
+        let mut cfg = tiny(path.clone(), 20);
+        cfg.layout = Layout::V3;
+        cfg.round_games = 5;
+        cfg.resume = false;
         train(&cfg).unwrap();
         path
     }

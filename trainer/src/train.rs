@@ -225,35 +225,37 @@ pub fn train(cfg: &SelfplayConfig) -> Result<(NetEvaluator, Provenance)> {
     Ok((ev, prov))
 }
 
+/// A small self-play run of `games` games into `path`, for tests.
+#[cfg(test)]
+pub(crate) fn tiny(path: PathBuf, games: u64) -> SelfplayConfig {
+    SelfplayConfig {
+        seed: 9,
+        games,
+        lambda: 0.0,
+        schedule: Schedule {
+            start: 0.05,
+            end: 0.05,
+            half_life: 1.0,
+        },
+        hidden: 32,
+        race_hidden: 32,
+        hidden2: 0,
+        layout: Layout::V2,
+        shards: 2,
+        round_games: 2,
+        checkpoint: path,
+        checkpoint_every: 4,
+        check_every: 0,
+        check_pairs: 0,
+        resume: true,
+        command: "test".into(),
+        progress: false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn tiny(path: PathBuf, games: u64) -> SelfplayConfig {
-        SelfplayConfig {
-            seed: 9,
-            games,
-            lambda: 0.0,
-            schedule: Schedule {
-                start: 0.05,
-                end: 0.05,
-                half_life: 1.0,
-            },
-            hidden: 32,
-            race_hidden: 32,
-            hidden2: 0,
-            layout: Layout::V2,
-            shards: 2,
-            round_games: 2,
-            checkpoint: path,
-            checkpoint_every: 4,
-            check_every: 0,
-            check_pairs: 0,
-            resume: true,
-            command: "test".into(),
-            progress: false,
-        }
-    }
 
     #[test]
     fn resuming_gives_the_same_nets_as_one_run() {
