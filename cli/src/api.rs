@@ -14,8 +14,7 @@ use sheshbesh_engine::rollout::{merge_shards, rollout_shard, RolloutSettings, Ro
 use sheshbesh_engine::MoveList;
 
 pub use crate::annotate_cmd::Row;
-use crate::input::input_of;
-use crate::input::{parse_position, Input};
+use crate::input::{input_of, parse_position, Input};
 pub use crate::rollout_cmd::RolloutOptions;
 pub use sheshbesh_engine::cube::decision::PlayEquity;
 pub use sheshbesh_trainer::jobs::LabelJob;
