@@ -1,5 +1,10 @@
 //! `sheshbesh annotate`: batch analysis of match files (.mat and SGF) for
 //! mistakes, as text, JSON or an HTML report with board diagrams.
+//!
+//! This module runs the files (in parallel, each isolated so a defect is
+//! that file's error) and writes what they render; the engine reads and
+//! judges them. Each output has its module: `text`, `json`, `html`,
+//! and `batch` for the table that ends several files.
 
 mod batch;
 mod figures;
