@@ -1035,6 +1035,45 @@ fn hint_ranks_plays_by_the_match_score() {
     assert_ne!(dmp1["moves"][0]["move"], "8/2 6/2");
 }
 
+#[test]
+fn plays_that_all_leave_a_cash_rank_by_cubeless_equity() {
+    // A 5-point match at 0-0 (held-out match, gnubg 2-ply's choice
+    // bar/24 6/3*): after any 31 the opponent doubles us out at 0-ply, so
+    // every play is worth -1 cubeful. The one with the best cubeless
+    // chances still comes first, as gnubg breaks such ties.
+    let hint = |more: &[&str]| {
+        let mut args = vec!["hint", "jPPEARSwr2AAXA:MIGlAAAAAAAE", "31", "--json"];
+        args.extend(more);
+        let (code, out, err) = sheshbesh(&args);
+        assert_eq!(code, 0, "{err}");
+        json_of(&out)
+    };
+    let (cubeful, cubeless) = (hint(&[]), hint(&["--cubeless"]));
+    let moves = cubeful["moves"].as_array().unwrap();
+    let equity = |m: &serde_json::Value| m["equity"].as_f64().unwrap();
+    let tied: Vec<String> = moves
+        .iter()
+        .filter(|m| equity(m) == -1.0)
+        .map(|m| m["move"].to_string())
+        .collect();
+    assert!(tied.len() >= 3, "{cubeful}");
+    // The tied plays lead, in the order of their cubeless equities.
+    let first: Vec<String> = moves[..tied.len()]
+        .iter()
+        .map(|m| m["move"].to_string())
+        .collect();
+    assert_eq!(first, tied);
+    let by_cubeless: Vec<String> = cubeless["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["move"].to_string())
+        .filter(|m| tied.contains(m))
+        .collect();
+    assert_eq!(tied, by_cubeless);
+    assert_eq!(moves[0]["move"], "bar/24 6/3*");
+}
+
 /// Runs the binary with `args`, feeding `input`; its stdout lines.
 fn coprocess(args: &[&str], input: &[u8]) -> Vec<String> {
     let mut child = Command::new(env!("CARGO_BIN_EXE_sheshbesh"))

@@ -30,7 +30,7 @@ use crate::evaluation::pubeval;
 use crate::rules::dice::Dice;
 use crate::rules::movegen::{generate, Candidate, MoveList};
 use crate::rules::position::Position;
-use crate::search::ply::{shortlist_scores, MoveFilter, RankedMove};
+use crate::search::ply::{shortlist_tied, MoveFilter, RankedMove};
 
 /// A cube seen from the player on roll, and how a game is worth to it.
 pub trait CubeView: Copy + PartialEq + Send + Sync {
@@ -385,9 +385,13 @@ pub fn rank_plays<E: Evaluator + ?Sized, C: CubeView>(
             }
         })
         .collect();
+    // Equal cubeful values (every play leaving the opponent a cash) are
+    // ranked by cubeless value.
+    let tie = |r: &RankedMove| cube.cubeless(&r.probs);
     if cands.len() > 1 {
         let scores: Vec<f32> = ranked.iter().map(|r| r.equity).collect();
-        let mut keep = shortlist_scores(&scores, root);
+        let ties: Vec<f32> = ranked.iter().map(tie).collect();
+        let mut keep = shortlist_tied(&scores, &ties, root);
         for depth in 1..=ply {
             let stage: Vec<(usize, f32, Probs)> = keep
                 .par_iter()
@@ -402,13 +406,19 @@ pub fn rank_plays<E: Evaluator + ?Sized, C: CubeView>(
                 ranked[i].ply = depth;
             }
             let scores: Vec<f32> = stage.iter().map(|s| s.1).collect();
-            keep = shortlist_scores(&scores, MoveFilter::TREE)
+            let ties: Vec<f32> = stage.iter().map(|s| cube.cubeless(&s.2)).collect();
+            keep = shortlist_tied(&scores, &ties, MoveFilter::TREE)
                 .into_iter()
                 .map(|k| stage[k].0)
                 .collect();
         }
     }
-    ranked.sort_by(|a, b| b.ply.cmp(&a.ply).then(b.equity.total_cmp(&a.equity)));
+    ranked.sort_by(|a, b| {
+        b.ply
+            .cmp(&a.ply)
+            .then(b.equity.total_cmp(&a.equity))
+            .then(tie(b).total_cmp(&tie(a)))
+    });
     ranked
 }
 

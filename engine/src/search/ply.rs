@@ -212,8 +212,18 @@ pub fn shortlist(values: &[Probs], filter: MoveFilter) -> Vec<usize> {
 
 /// Indices of the plays a filter keeps by their scores, best first.
 pub fn shortlist_scores(scores: &[f32], filter: MoveFilter) -> Vec<usize> {
+    shortlist_tied(scores, &[], filter)
+}
+
+/// [`shortlist_scores`] with exact ties of `scores` going to the higher
+/// entry of `ties` (when given, one per score): as gnubg's move comparison
+/// breaks equal cubeful equities by cubeless ones. Plays that all leave
+/// the opponent a cash are worth the same cubeful equity, and the one
+/// least likely to lose is still the one to play.
+pub fn shortlist_tied(scores: &[f32], ties: &[f32], filter: MoveFilter) -> Vec<usize> {
+    let tie = |i: usize| ties.get(i).copied().unwrap_or(0.0);
     let mut order: Vec<usize> = (0..scores.len()).collect();
-    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(tie(b).total_cmp(&tie(a))));
     let top = scores[order[0]];
     order
         .into_iter()
@@ -372,5 +382,20 @@ mod tests {
             },
         );
         assert_eq!(s, vec![1, 4, 2]);
+    }
+
+    #[test]
+    fn exact_ties_go_to_the_better_second_score() {
+        // Three plays that all leave the opponent a cash: equal cubeful
+        // values, different cubeless ones.
+        let scores = [-1.0, 0.2, -1.0, -1.0];
+        let cubeless = [-0.7, 0.1, -0.6, -0.65];
+        let all = MoveFilter {
+            keep: 8,
+            margin: 2.0,
+        };
+        assert_eq!(shortlist_tied(&scores, &cubeless, all), vec![1, 2, 3, 0]);
+        // Without second scores, equal ones keep their order.
+        assert_eq!(shortlist_scores(&scores, all), vec![1, 0, 2, 3]);
     }
 }
