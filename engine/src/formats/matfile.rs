@@ -395,9 +395,7 @@ pub fn write(file: &MatchFile) -> String {
         for e in &game.entries {
             let p = e.player.min(1);
             let cell = match &e.action {
-                Action::Roll { dice, text } => {
-                    format!("{}{}: {text}", dice.first(), dice.second())
-                }
+                Action::Roll { dice, text } => format!("{dice}: {text}"),
                 Action::Double(v) => format!(" Doubles => {v}"),
                 Action::Beaver(v) => format!(" Beavers => {v}"),
                 Action::Take => " Takes".to_string(),
@@ -624,6 +622,16 @@ pub(crate) mod tests {
         };
         assert_eq!(actions(&back), actions(&m), "{written}");
         assert!(written.contains("6/1(2) 65:"), "{written}");
+    }
+
+    #[test]
+    fn rolls_are_written_high_die_first() {
+        // Read as rolled (a file may write 13), written as match files
+        // write a roll: 31.
+        let m = parse("3 point match\n Game 1\n a : 0   b : 0\n  1) 13: 8/5 6/5\n").unwrap();
+        let written = write(&m);
+        assert!(written.contains(" 31: 8/5 6/5"), "{written}");
+        assert!(!written.contains("13:"), "{written}");
     }
 
     #[test]

@@ -5,7 +5,8 @@ use std::str::FromStr;
 
 use crate::rules::error::ParseError;
 
-/// Two dice as rolled (order kept for display; move generation uses both).
+/// Two dice as rolled (the order is kept for the files that record it; a
+/// roll is shown high die first).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Dice {
     first: u8,
@@ -80,9 +81,11 @@ impl Dice {
     }
 }
 
+/// High die first (`31`, never `13`), as match files, gnubg and XG write a
+/// roll.
 impl fmt::Display for Dice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", self.first, self.second)
+        write!(f, "{}{}", self.high(), self.low())
     }
 }
 
@@ -152,6 +155,14 @@ mod tests {
             assert_eq!((d.high(), d.low()), (3, 1));
         }
         assert!("13".parse::<Dice>().unwrap().high_first() == Dice::new(3, 1).unwrap());
+    }
+
+    #[test]
+    fn a_roll_is_shown_high_die_first() {
+        let low_first = Dice::new(1, 2).unwrap();
+        assert_eq!(low_first.to_string(), "21");
+        assert_eq!((low_first.first(), low_first.second()), (1, 2));
+        assert_eq!(Dice::new(5, 5).unwrap().to_string(), "55");
     }
 
     #[test]
