@@ -104,6 +104,24 @@ fn rollout_input(
     Ok((input, s))
 }
 
+/// [`rollout_input`] for a rollout in shards, which rolls out a position
+/// before its roll: one that carries dice is refused (`rollout` alone
+/// rolls out a roll's plays).
+fn shard_input(
+    position: &str,
+    ply: u32,
+    cubeful: bool,
+    options: &RolloutOptions,
+) -> Result<(Input, RolloutSettings)> {
+    let (input, s) = rollout_input(position, ply, cubeful, options)?;
+    if let Some(d) = input.state.dice {
+        bail!(
+            "bad position \"{position}\": it carries the roll {d}; a rollout in shards rolls out a position before its roll (give it without dice, or roll out the roll's plays with rollout)"
+        );
+    }
+    Ok((input, s))
+}
+
 /// `rollout POSITION [DICE] --ply PLY [--cubeful] [--moves N] [options]
 /// --json`.
 pub fn rollout(
@@ -135,7 +153,7 @@ pub fn rollout_check(
     if options.target_se.is_some() {
         bail!("{}", sheshbesh_engine::rollout::ShardError::TargetSe);
     }
-    rollout_input(position, ply, cubeful, options).map(|_| ())
+    shard_input(position, ply, cubeful, options).map(|_| ())
 }
 
 /// Trials `start..end` of `rollout POSITION ...` as a shard's bytes: the
@@ -150,7 +168,7 @@ pub fn rollout_shard_bytes(
     start: u32,
     end: u32,
 ) -> Result<Vec<u8>> {
-    let (input, s) = rollout_input(position, ply, cubeful, options)?;
+    let (input, s) = shard_input(position, ply, cubeful, options)?;
     let pool = options.pool()?;
     let shard = pool.install(|| rollout_shard(ev, &input.position, &s, start..end))?;
     Ok(shard.to_bytes())
@@ -165,7 +183,7 @@ pub fn rollout_merge(
     options: &RolloutOptions,
     shards: &[Vec<u8>],
 ) -> Result<Value> {
-    let (input, s) = rollout_input(position, ply, cubeful, options)?;
+    let (input, s) = shard_input(position, ply, cubeful, options)?;
     let shards = shards
         .iter()
         .enumerate()

@@ -1,10 +1,14 @@
 //! The ASCII board diagram of `show`.
 //!
-//! The player on roll is X at the bottom, the opponent O at the top; points
-//! are numbered from X's side. Home board bottom right by default, bottom
-//! left on request.
+//! X is at the bottom, O at the top, as gnubg draws them. `show` numbers
+//! the points from the side of the player on roll, as gnubg and hints do
+//! (O's 1 is top right when O is on roll); `play` numbers them from the
+//! human's side. Home board bottom right by default, bottom left on
+//! request.
 
-use sheshbesh_engine::{formats::match_id, formats::position_id, MatchState, Player, Position};
+use sheshbesh_engine::{
+    formats::match_id, formats::position_id, formats::xgid, MatchState, Player, Position,
+};
 
 /// Rows drawn per half; taller stacks show their count in the last row.
 const ROWS: usize = 5;
@@ -52,6 +56,9 @@ pub struct Labels {
     pub o: String,
     /// The line beside the bottom row (who rolled what).
     pub status: String,
+    /// Number the points from O's side (O's 1 is X's 24), as gnubg does
+    /// when O is on roll.
+    pub o_numbers: bool,
 }
 
 /// Draws the board with pip counts, cube and score.
@@ -88,7 +95,7 @@ pub fn draw(pos: &Position, state: &MatchState, home_left: bool) -> String {
     } else {
         pos.swapped()
     };
-    draw_labelled(
+    let drawing = draw_labelled(
         &seen,
         state,
         Player::One,
@@ -97,8 +104,16 @@ pub fn draw(pos: &Position, state: &MatchState, home_left: bool) -> String {
             x: "X".into(),
             o: "O".into(),
             status,
+            o_numbers: state.on_roll == Player::Zero,
         },
-    )
+    );
+    drawing.replacen("\n", &format!("\n XGID={}\n", xgid_body(pos, state)), 1)
+}
+
+/// The XGID without its `XGID=` prefix.
+fn xgid_body(pos: &Position, state: &MatchState) -> String {
+    let x = xgid::encode(pos, state, 10);
+    x.trim_start_matches("XGID=").to_string()
 }
 
 /// Draws `pos` from `viewer`'s side (X, at the bottom), with names and a status line.
@@ -116,10 +131,11 @@ pub fn draw_labelled(
     };
     let label = |pts: &[usize]| -> String {
         let mut s = String::from("+");
-        for (i, p) in pts.iter().enumerate() {
+        for (i, &p) in pts.iter().enumerate() {
             if i == 6 {
                 s.push_str("-----");
             }
+            let p = if labels.o_numbers { 25 - p } else { p };
             s.push_str(&format!("{p:-^3}"));
         }
         s.push('+');

@@ -232,6 +232,7 @@ fn draw(session: &Session, viewer: Player) -> String {
             x: session.names()[viewer.index()].clone(),
             o: session.names()[viewer.other().index()].clone(),
             status: String::new(),
+            o_numbers: false,
         },
     )
 }
@@ -320,6 +321,7 @@ impl<R: BufRead, W: Write> Members for People<'_, R, W> {
                     x: names0[player.index()].clone(),
                     o: names0[player.other().index()].clone(),
                     status: status.to_string(),
+                    o_numbers: false,
                 },
             )
         };

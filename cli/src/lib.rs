@@ -95,12 +95,16 @@ enum Command {
         json: bool,
     },
     /// Rank the legal plays of a roll, best first, by cubeful equity (EMG
-    /// and MWC at a match score).
+    /// and MWC at a match score); without a roll, the cube decision.
+    ///
+    /// With no dice given and none in the position, the player on roll is
+    /// before its roll, and the hint is the cube's: the answer of `cube`.
     Hint {
         /// Position ID, PositionID:MatchID, XGID or "start".
         #[arg(allow_hyphen_values = true)]
         position: Option<String>,
-        /// Two dice (default: the dice the position carries).
+        /// Two dice (default: the dice the position carries; none: the
+        /// cube decision).
         dice: Option<String>,
         /// Search depth: 0 is the net alone; each ply averages over the
         /// next roll.
@@ -151,16 +155,18 @@ enum Command {
     /// Match equity tables: print one, the facts at a score, or generate
     /// one from our own engine.
     Met(met_cmd::MetArgs),
-    /// Roll out a position (or, given DICE, its best plays against each
-    /// other) with variance reduction, quasi-random dice and optional
-    /// truncation; Ctrl-C prints the partial result.
+    /// Roll out a position (or, given DICE or a position that carries
+    /// dice, the roll's best plays against each other) with variance
+    /// reduction, quasi-random dice and optional truncation; Ctrl-C prints
+    /// the partial result.
     Rollout(rollout_cmd::RolloutArgs),
-    /// Annotate match files (.mat in every dialect, gnubg SGF) for
-    /// mistakes: every checker play and cube decision judged at --ply, marks,
-    /// luck, error rates and PR per player; text, --json or an --html
-    /// report. Several files or directories are analysed in parallel and end
-    /// with a table of every file's result or error (exit status 1 when any
-    /// file failed).
+    /// Annotate match files (.mat in every dialect and the .txt exports in
+    /// that format, gnubg SGF) for mistakes: every checker play and cube
+    /// decision judged at --ply, marks, luck, error rates and PR per
+    /// player; text, --json or an --html report. Several files or
+    /// directories are analysed in parallel: each file's line (its result
+    /// or error) as it finishes, then a count (exit status 1 when any file
+    /// failed).
     Annotate(annotate_cmd::AnnotateArgs),
     /// Make weights: self-play, expert iteration, calibration, or folding
     /// weights files.

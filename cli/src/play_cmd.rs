@@ -125,6 +125,7 @@ impl Game<'_> {
                 x: name_of(s, viewer).to_string(),
                 o: name_of(s, viewer.other()).to_string(),
                 status: status.to_string(),
+                o_numbers: false,
             },
         )
     }

@@ -97,6 +97,10 @@ pub fn hint_answer(
     equity: PlayEquity,
 ) -> Result<(Value, String)> {
     let input = input_of(parts, 2)?;
+    if parts.get(1).is_none() && input.state.dice.is_none() {
+        // No roll to play: the hint is the cube's, as gnubg gives it.
+        return cube_answer(ev, &parts[..1], ply);
+    }
     let dice = dice_for(&input, parts.get(1).copied())?;
     // At a match score plays rank by EMG (shown with the MWC it is
     // worth, as gnubg shows them); in money play by money equity per

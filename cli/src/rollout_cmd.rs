@@ -19,7 +19,7 @@ use sheshbesh_engine::rollout::{
 };
 
 use crate::input::input_of;
-use crate::input::{dice_for, parse_position, Input};
+use crate::input::{dice_for, Input};
 use crate::output::respond;
 use crate::output::Output;
 
@@ -28,9 +28,10 @@ use crate::output::Output;
 pub struct RolloutArgs {
     /// Position ID, PositionID:MatchID, XGID or "start".
     #[arg(allow_hyphen_values = true)]
-    pub position: String,
-    /// With DICE, roll out the best --moves plays of this roll against each
-    /// other (common dice, clearly worse plays dropped early).
+    pub position: Option<String>,
+    /// With DICE (or dice in the position, as an XGID carries them), roll
+    /// out the best --moves plays of this roll against each other (common
+    /// dice, clearly worse plays dropped early).
     pub dice: Option<String>,
     /// Checker-play depth inside the trials.
     #[arg(long, default_value_t = 0, value_parser = crate::position_cmd::ply_arg)]
@@ -46,9 +47,8 @@ pub struct RolloutArgs {
     pub moves: u16,
     #[command(flatten)]
     pub weights: crate::nets::WeightsArg,
-    /// Print one JSON object.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub out: Output,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -248,28 +248,25 @@ fn result_text(r: &RolloutResult) -> String {
 /// partial result is printed; the exit status is then 130, as for any
 /// interrupted command).
 pub fn run(ev: &NetEvaluator, a: RolloutArgs) -> Result<bool> {
-    let input = parse_position(&a.position)?;
-    let s = a.options.settings(&input, a.ply, a.cubeful)?;
     let pool = a.options.pool()?;
     let stop = interrupt_flag();
-    let bar = progress_bar(s.trials, !a.quiet && !a.json);
-    let (v, text) = pool.install(|| {
-        answer(
-            ev,
-            &input,
-            a.dice.as_deref(),
-            &s,
-            usize::from(a.moves),
-            &stop,
-            &bar,
-        )
+    let show_bar = !a.quiet && !a.out.json && !a.out.batch;
+    let words = vec![a.position.as_deref(), a.dice.as_deref()];
+    respond(words, a.out, |parts| {
+        if stop.load(Ordering::Relaxed) {
+            // After an interrupt the batch's remaining lines are answered
+            // at once, each with this line.
+            bail!("not rolled out: interrupted");
+        }
+        let input = input_of(parts, 2)?;
+        let s = a.options.settings(&input, a.ply, a.cubeful)?;
+        let bar = progress_bar(s.trials, show_bar);
+        let moves = usize::from(a.moves);
+        let answered =
+            pool.install(|| answer(ev, &input, parts.get(1).copied(), &s, moves, &stop, &bar));
+        bar.finish_and_clear();
+        answered
     })?;
-    bar.finish_and_clear();
-    if a.json {
-        println!("{v}");
-    } else {
-        println!("{text}");
-    }
     Ok(stop.load(Ordering::Relaxed))
 }
 
@@ -287,7 +284,13 @@ pub fn answer(
     stop: &AtomicBool,
     bar: &ProgressBar,
 ) -> Result<(Value, String)> {
-    let Some(d) = dice else {
+    // A roll given, or the one the position carries: its plays. Without
+    // one the player on roll is before its roll.
+    let dice = match dice {
+        Some(d) => Some(dice_for(input, Some(d))?),
+        None => input.state.dice,
+    };
+    let Some(dice) = dice else {
         let r = rollout(ev, &input.position, s, stop, |r| {
             bar.set_position(u64::from(r.trials));
             let v = r.value();
@@ -298,7 +301,6 @@ pub fn answer(
     if !i64::try_from(moves).is_ok_and(|m| MOVES_COMPARED.contains(&m)) {
         bail!("bad moves {moves}: compare 1 to 100 plays");
     }
-    let dice = dice_for(input, Some(d))?;
     // The plays compared are the best at 0 ply by the figure the rollout
     // reports: cubeful when the cube is played, else cubeless.
     let equity = if s.cubeful {

@@ -40,6 +40,36 @@ fn show_draws_home_board_right_or_left() {
 }
 
 #[test]
+fn show_numbers_the_points_for_the_player_on_roll_and_gives_the_xgid() {
+    // O on roll (XGID turn -1): O's 1 point is top right, as gnubg draws
+    // it and as hints name O's plays.
+    let xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:-1:64:4:4:0:5:10";
+    let (code, out, err) = sheshbesh(&["show", xgid]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[1].trim(), xgid);
+    assert!(lines[2].starts_with(" +12-11-10--9--8--7-------6--5--4--3--2--1-+"));
+    assert!(lines[14].starts_with(" +13-14-15-16-17-18------19-20-21-22-23-24-+"));
+    assert!(lines[13].contains("O rolled 64"));
+    // X on roll: X's numbers, X's 1 bottom right.
+    let (_, out, _) = sheshbesh(&["show", &xgid.replace(":-1:", ":1:")]);
+    assert!(out.lines().nth(2).unwrap().starts_with(" +13-14-15"));
+}
+
+#[test]
+fn hint_without_a_roll_is_the_cube_decision() {
+    // As gnubg's hint before the roll: the cube's answer.
+    let (code, hint, err) = sheshbesh(&["hint", "4HPwATDgc/ABMA:cAmgAAAAAAAE", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let (_, cube, _) = sheshbesh(&["cube", "4HPwATDgc/ABMA:cAmgAAAAAAAE", "--json"]);
+    assert_eq!(hint, cube);
+    assert!(json_of(&hint)["action"].is_string());
+    let (code, text, _) = sheshbesh(&["hint", "start"]);
+    assert_eq!(code, 0);
+    assert!(text.contains("Proper cube action:"), "{text}");
+}
+
+#[test]
 fn moves_json_lists_every_play_with_ids() {
     let (code, out, _) = sheshbesh(&["moves", "4HPwATDgc/ABMA", "3-1", "--json"]);
     assert_eq!(code, 0);
@@ -588,6 +618,66 @@ fn rollout_of_a_roll_compares_plays() {
     assert_eq!(v["moves"].as_array().unwrap().len(), 3);
 }
 
+#[test]
+fn rollout_of_a_position_with_its_roll_compares_that_rolls_plays() {
+    // An XGID carrying 31: the plays of 31, as `hint` reads it, not the
+    // position before the roll.
+    let xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10";
+    let args = |more: &[&'static str]| {
+        let mut v = vec![
+            "rollout",
+            xgid,
+            "--trials",
+            "36",
+            "--truncate",
+            "2",
+            "--moves",
+            "2",
+            "--json",
+        ];
+        v.extend(more);
+        v
+    };
+    let (code, out, err) = sheshbesh(&args(&[]));
+    assert_eq!(code, 0, "{err}");
+    let v = json_of(&out);
+    assert_eq!(v["dice"], "31");
+    assert_eq!(v["moves"].as_array().unwrap().len(), 2);
+    // DICE given overrides the position's.
+    let (_, out, _) = sheshbesh(&args(&["42"]));
+    assert_eq!(json_of(&out)["dice"], "42");
+}
+
+#[test]
+fn rollout_batch_answers_each_line() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sheshbesh"))
+        .args(["rollout", "--batch", "--trials", "36", "--truncate", "2"])
+        .args(["--moves", "2"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(
+        child.stdin.as_mut().unwrap(),
+        b"start\nnonsense\nstart 31\n",
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["trials"], 36);
+    assert!(lines[1]["error"]
+        .as_str()
+        .unwrap()
+        .starts_with("bad Position ID"));
+    assert_eq!(lines[2]["moves"].as_array().unwrap().len(), 2);
+}
+
 /// A scratch directory for one test.
 fn scratch(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("sheshbesh-test-{}-{name}", std::process::id()));
@@ -674,6 +764,15 @@ fn annotate_batch_reports_every_file_and_writes_html() {
         "{out}"
     );
     assert!(out.contains("2 files: 1 annotated, 1 failed"));
+    // A heading, each file's line (its players named with their figures),
+    // then the count.
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4, "{out}");
+    assert!(lines[0].starts_with("file") && lines[0].ends_with("result"));
+    assert!(
+        lines[1].contains("ok: alice ") && lines[1].contains(", bob "),
+        "{out}"
+    );
     let page = std::fs::read_to_string(html.join("a.html")).unwrap();
     assert!(page.starts_with("<!DOCTYPE html>") && page.contains("alice"));
     // The report players expect: results, the match's graph, every

@@ -1,7 +1,6 @@
 //! The table that ends an annotation of several files: a row per file,
 //! with its figures or its error.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use sheshbesh_engine::analysis::annotate::Annotation;
@@ -50,55 +49,64 @@ impl Row {
     }
 }
 
-/// The final table of several files, from their rows: every file with
-/// its result or its error, and a count of both.
-pub fn table(rows: &[Row]) -> String {
-    let mut s = String::new();
-    let w = rows
-        .iter()
-        .map(|r| r.path().display().to_string().len())
+/// The width of the file column for `paths`.
+pub fn file_width<'a>(paths: impl Iterator<Item = &'a Path>) -> usize {
+    paths
+        .map(|p| p.display().to_string().len())
         .max()
-        .unwrap_or(4);
-    let _ = writeln!(
-        s,
-        "{:<w$}  {:>5}  {:>9}  {:>9}  result",
-        "file", "games", "err rate", "err rate"
-    );
-    for r in rows {
-        let f = r.path().display().to_string();
-        match r {
+        .unwrap_or(4)
+        .max(4)
+}
+
+/// The table's heading line, its file column `w` wide.
+pub fn heading(w: usize) -> String {
+    format!("{:<w$}  {:>5}  result\n", "file", "games")
+}
+
+impl Row {
+    /// The row's line of the table, its file column `w` wide: each
+    /// player's PR and mEMG lost per decision, named.
+    pub fn line(&self, w: usize) -> String {
+        let f = self.path().display().to_string();
+        match self {
             Row::Ok {
                 games,
                 error_rate,
                 names,
                 pr,
                 ..
-            } => {
-                let _ = writeln!(
-                    s,
-                    "{f:<w$}  {games:>5}  {:>9.1}  {:>9.1}  ok: {} {:.1} PR, {} {:.1} PR",
-                    error_rate[0], error_rate[1], names[0], pr[0], names[1], pr[1]
-                );
-            }
-            Row::Failed { error, .. } => {
-                let _ = writeln!(
-                    s,
-                    "{f:<w$}  {:>5}  {:>9}  {:>9}  FAILED: {error}",
-                    "-", "-", "-"
-                );
-            }
+            } => format!(
+                "{f:<w$}  {games:>5}  ok: {} {:.1} PR ({:.1} mEMG a decision), {} {:.1} PR ({:.1})\n",
+                names[0], pr[0], error_rate[0], names[1], pr[1], error_rate[1]
+            ),
+            Row::Failed { error, .. } => format!("{f:<w$}  {:>5}  FAILED: {error}\n", "-"),
         }
     }
+}
+
+/// The count of files annotated and failed that ends the table.
+pub fn summary(rows: &[Row]) -> String {
     let failed = rows
         .iter()
         .filter(|r| matches!(r, Row::Failed { .. }))
         .count();
-    let _ = writeln!(
-        s,
-        "{} files: {} annotated, {failed} failed",
+    format!(
+        "{} files: {} annotated, {failed} failed\n",
         rows.len(),
         rows.len() - failed
-    );
+    )
+}
+
+/// The whole table of several files, from their rows: every file with
+/// its result or its error, and a count of both (`annotate` writes the
+/// same lines one by one, each file's as it finishes).
+pub fn table(rows: &[Row]) -> String {
+    let w = file_width(rows.iter().map(Row::path));
+    let mut s = heading(w);
+    for r in rows {
+        s.push_str(&r.line(w));
+    }
+    s.push_str(&summary(rows));
     s
 }
 
@@ -122,6 +130,10 @@ mod tests {
             lines[1].contains(&format!("ok: {} ", name_of(ann, 0))),
             "{t}"
         );
+        // Each player's figures follow the player's name.
+        let second = format!(", {} ", name_of(ann, 1));
+        assert!(lines[1].contains(&second), "{t}");
+        assert!(lines[1].contains(" PR ("), "{t}");
         assert!(lines[2].starts_with("bad.mat"));
         assert!(lines[2].ends_with("FAILED: line 2: no game"), "{t}");
         assert_eq!(lines[3], "2 files: 1 annotated, 1 failed");

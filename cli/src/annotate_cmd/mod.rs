@@ -1,10 +1,10 @@
-//! `sheshbesh annotate`: batch analysis of match files (.mat and SGF) for
+//! `sheshbesh annotate`: batch analysis of match files (.mat, .txt and SGF) for
 //! mistakes, as text, JSON or an HTML report with board diagrams.
 //!
 //! This module runs the files (in parallel, each isolated so a defect is
 //! that file's error) and writes what they render; the engine reads and
 //! judges them. Each output has its module: `text`, `json`, `html`,
-//! and `batch` for the table that ends several files.
+//! and `batch` for the lines of several files.
 
 mod batch;
 mod figures;
@@ -25,6 +25,7 @@ use sheshbesh_engine::formats::files::write_atomic;
 use sheshbesh_engine::formats::match_files::{self, load, parse};
 use sheshbesh_engine::formats::matfile::MatchFile;
 
+use batch::{file_width, heading, summary};
 pub use batch::{table, Row};
 use html::html;
 use json::json_text;
@@ -186,8 +187,12 @@ pub fn run(ev: &NetEvaluator, a: AnnotateArgs) -> Result<bool> {
         });
         let mut waiting = std::collections::BTreeMap::new();
         let mut next = 0;
+        let w = file_width(files.iter().map(PathBuf::as_path));
         if a.json && several {
             writeln!(stdout, "[")?;
+        } else if several {
+            write!(stdout, "{}", heading(w))?;
+            stdout.flush()?;
         }
         for (i, r) in rx {
             waiting.insert(i, r);
@@ -203,6 +208,14 @@ pub fn run(ev: &NetEvaluator, a: AnnotateArgs) -> Result<bool> {
                 }
                 if let Some(t) = r.text {
                     single_text = Some(t);
+                }
+                if several && !a.json {
+                    // Each file's line as soon as it and those before it
+                    // are done, under the bar.
+                    bar.suspend(|| -> std::io::Result<()> {
+                        write!(stdout, "{}", r.row.line(w))?;
+                        stdout.flush()
+                    })?;
                 }
                 html_errors.extend(r.html_error);
                 rows.push(r.row);
@@ -220,7 +233,7 @@ pub fn run(ev: &NetEvaluator, a: AnnotateArgs) -> Result<bool> {
     }
     if !a.json {
         if several {
-            write!(stdout, "{}", table(&rows))?;
+            write!(stdout, "{}", summary(&rows))?;
         } else if let Some(t) = single_text {
             write!(stdout, "{t}")?;
         } else if let Row::Failed { path, error } = &rows[0] {
