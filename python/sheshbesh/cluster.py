@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import logging
 import os
 import shlex
 import sys
@@ -168,10 +169,13 @@ def _connect(address: Optional[str]) -> None:
     # One task, one core: the engine's global pool in each worker process
     # gets one thread.
     env = {"env_vars": {"RAYON_NUM_THREADS": "1"}}
+    # Ray's own notices (token authentication set up, a local instance
+    # started) ask nothing of the user: only its errors are shown.
+    quiet = {"log_to_driver": False, "logging_level": logging.ERROR}
     if address:
-        ray.init(address=address, runtime_env=env, log_to_driver=False)
+        ray.init(address=address, runtime_env=env, **quiet)
     else:
-        ray.init(include_dashboard=False, runtime_env=env, log_to_driver=False)
+        ray.init(include_dashboard=False, runtime_env=env, **quiet)
 
 
 def _window() -> int:

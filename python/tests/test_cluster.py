@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import filecmp
 import json
+import os
 import shutil
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -53,9 +56,13 @@ ROLLOUTS = [
     "start",
     "",
     "not a position",
+    "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:3:0:10",
+    # Carries the roll 52: `rollout` rolls out the roll's plays, the
+    # cluster's shards a position before its roll, so it is refused.
     "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:3:0:10",
     "sGfwATDgc/ABMA",
 ]
+REFUSED = ("", "not a position", ROLLOUTS[5])
 
 
 def cli_rollout(cli, pos: str, *flags: str) -> str:
@@ -79,11 +86,28 @@ def test_rollout_is_the_commands(ray_cluster, cli, capsys, tmp_path, flags):
     assert got[0] == "1", "a bad line makes the exit status 1"
     assert len(got) == 1 + len(ROLLOUTS), got
     for n, (pos, line) in enumerate(zip(ROLLOUTS, got[1:]), 1):
-        if pos in ("", "not a position"):
+        if pos in REFUSED:
             answer = json.loads(line)
             assert answer["line"] == n and answer["error"], line
         else:
             assert line == cli_rollout(cli, pos, *flags), pos
+
+
+def test_a_run_prints_none_of_rays_notices(ray_cluster, tmp_path):
+    # A fresh process joining the cluster: with --quiet, nothing on stderr
+    # (Ray's notices of token authentication and of connecting ask
+    # nothing of a user).
+    f = tmp_path / "positions.txt"
+    f.write_text("start\n")
+    run_main = "import sys; from sheshbesh import cluster; sys.exit(cluster.main(sys.argv[1:]))"
+    r = subprocess.run(
+        [sys.executable, "-c", run_main, "rollout", str(f), "--address", ray_cluster.address,
+         "--trials", "36", "--truncate", "2", "--json", "--quiet", "--out", str(tmp_path / "out")],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    assert json.loads(r.stdout)["trials"] == 36
+    assert r.stderr == "", r.stderr
 
 
 class Counting:
