@@ -22,7 +22,7 @@ import subprocess
 
 import gnubg_nn as g
 
-from gnubg_cube import cost
+from gnubg_cube import agrees, cost
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE = os.path.join(HERE, "..", "data", "fixtures", "movegen_gnubg.txt.gz")
@@ -105,7 +105,7 @@ def main():
     agree = 0
     rows = []
     for r, o in zip(ref, ours):
-        ok = o.get("action") == r["action"]
+        ok = agrees(r["action"], o.get("action", ""))
         agree += ok
         rows.append({"position": f"{r['pid']}:{r['mid']}", "gnubg": r["action"], "ours": o.get("action", o.get("error")), "match_play": o.get("match_play"), "agree": ok,
                      "cost": cost(r, o.get("action", ""))})

@@ -29,6 +29,19 @@ def takes(action):
     return action.endswith("take") or action.endswith("beaver")
 
 
+def agrees(ref_action, action):
+    """Whether `action` is the referee's verdict. gnubg says "Optional
+    double, take" where doubling now and later are worth the same (it
+    charges neither): then doubling and not doubling both agree, with the
+    same take."""
+    if action == ref_action:
+        return True
+    if ref_action.startswith("Optional "):
+        rest = ref_action[len("Optional "):]
+        return action in (rest[0].upper() + rest[1:], "No " + rest)
+    return False
+
+
 def cost(ref, action):
     """What `action` loses in the referee's equities (of the doubler; EMG
     in match play): the double/no-double part when that differs, plus the

@@ -27,7 +27,7 @@ shipped net's.
 rule, which no net or setting was chosen on (`data/heldout/SOURCES.txt`).
 
 Usage: python3 benches/match_cube_gnubg.py [--files GLOB] [--limit N]
-    [--weights FILE ...] [--json]
+    [--weights FILE ...] [--json] [--dump FILE]
 """
 import argparse
 import glob
@@ -36,7 +36,7 @@ import os
 import re
 import subprocess
 
-from gnubg_cube import cost, cube_analysis
+from gnubg_cube import agrees, cost, cube_analysis
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BINARY = os.path.join(HERE, "..", "target", "release", "sheshbesh")
@@ -108,6 +108,7 @@ def main():
     ap.add_argument("--weights", action="append", default=[],
                     help="also judge with this weights file (repeatable)")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--dump", help="write every decision's judge and answers to this JSON file")
     a = ap.parse_args()
     files = sorted(f for f in glob.glob(a.files) if f.endswith((".mat", ".sgf", ".txt")))
     found = decisions(files)
@@ -130,7 +131,7 @@ def main():
     for name, answers in judges.items():
         rows = [(ref[k], answers[k]) for k in close if k in answers and "action" in answers[k]]
         n = len(rows)
-        agree = sum(r["action"] == o["action"] for r, o in rows)
+        agree = sum(agrees(r["action"], o["action"]) for r, o in rows)
         summary[name] = {
             "decisions": n,
             "agree": round(agree / max(n, 1), 3),
@@ -138,6 +139,13 @@ def main():
             "equity_difference": round(sum(abs(o["no_double"] - r["nd"]) + abs(o["double_take"] - r["dt"])
                                            for r, o in rows) / max(2 * n, 1), 4),
         }
+    if a.dump:
+        rows = [{"position": k, "doubled": found[k], "judge": ref[k],
+                 "answers": {name: answers[k] for name, answers in judges.items() if k in answers}}
+                for k in close]
+        with open(a.dump + ".tmp", "w") as f:
+            json.dump(rows, f, indent=1)
+        os.replace(a.dump + ".tmp", a.dump)
     if a.json:
         print(json.dumps(summary))
         return

@@ -13,8 +13,10 @@ in mEMG (gnubg's cubeful EMG). A play the judge does not list (it shows
 the plays its filters kept) is priced at the judge's last listed play and
 counted apart.
 
-Plays are compared as multisets of moves (`24/18 13/11` = `13/11 24/18`,
-`8/4*(2)` = `8/4* 8/4`).
+Plays are compared by what they do to the board (each point's net change
+and the points hit), so notations of one play match: `24/18 13/11` =
+`13/11 24/18`, `8/4*(2)` = `8/4* 8/4`, `5/3*/1* 5/1` = `5/3*/1*(2)`,
+`13/8 8/5` = `13/5`.
 
 Usage:
   apt-get install gnubg && cargo build --release
@@ -48,12 +50,23 @@ DEFAULT_FILES = [
 
 
 def norm(play):
-    """A play as a sorted list of moves: hits unmarked, `8/4(2)` as two."""
-    moves = []
-    for m in play.replace("*", "").lower().split():
+    """A play as what it does to the board: each point's net change of
+    the mover's checkers (bar 25, off 0) and the points it hits. Notations
+    of one play differ (`5/3*/1* 5/1` and gnubg's `5/3*/1*(2)`, `13/8 8/5`
+    and `13/5`); the board after it does not."""
+    delta, hits = {}, set()
+    for m in play.lower().split():
         n = re.match(r"^(.*)\((\d)\)$", m)
-        moves += [n.group(1)] * int(n.group(2)) if n else [m]
-    return " ".join(sorted(moves))
+        path, times = (n.group(1), int(n.group(2))) if n else (m, 1)
+        points = path.split("/")
+        for p in points[1:]:
+            if p.endswith("*"):
+                hits.add(p.rstrip("*"))
+        steps = [0 if p.rstrip("*") == "off" else 25 if p == "bar" else int(p.rstrip("*"))
+                 for p in points]
+        delta[steps[0]] = delta.get(steps[0], 0) - times
+        delta[steps[-1]] = delta.get(steps[-1], 0) + times
+    return (tuple(sorted((k, v) for k, v in delta.items() if v)), tuple(sorted(hits)))
 
 
 def decisions(binary, files, limit):
