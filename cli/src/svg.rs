@@ -1,11 +1,11 @@
 //! Board diagrams as SVG, drawn by our own code for the HTML reports: the
-//! board from the decider's side (home board bottom right), with the
-//! played and the best play drawn as arrows.
+//! board from the decider's side (home board bottom right), its dice and
+//! cube, with the played and the best play drawn as arrows.
 
 use std::fmt::Write;
 
 use sheshbesh_engine::rules::position::BAR;
-use sheshbesh_engine::{Move, Position};
+use sheshbesh_engine::{Dice, Move, Position};
 
 const W: f32 = 430.0;
 const H: f32 = 300.0;
@@ -79,34 +79,91 @@ fn spot(p: u8, count: u8) -> (f32, f32) {
     }
 }
 
-fn arrows(svg: &mut String, pos: &Position, mv: Move, color: &str, id: &str) {
+/// Arrows of a play's steps. Checkers borne off land one below the other
+/// in the tray, so their arrows do not run into one line.
+fn arrows(svg: &mut String, pos: &Position, mv: Move, color: &str, marker: &str) {
+    let mut off = 0.0;
     for s in mv.steps() {
         let (x1, y1) = spot(s.from, pos.me.at(s.from as usize).saturating_sub(1));
-        let (x2, y2) = spot(s.to, pos.me.at(s.to as usize));
+        let (x2, mut y2) = spot(s.to, pos.me.at(s.to as usize));
+        if s.to == 0 {
+            y2 += off;
+            off += 12.0;
+        }
         let _ = write!(
             svg,
-            r##"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{color}" stroke-width="3" opacity="0.85" marker-end="url(#{id})"/>"##
+            r##"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{color}" stroke-width="3" opacity="0.85" marker-end="url(#{marker})"/>"##
         );
     }
 }
 
-/// The board before a decision, from the decider's side, with optional
-/// played (red) and best (green) plays as arrows.
-pub fn board(
-    pos: &Position,
-    played: Option<Move>,
-    best: Option<Move>,
-    mover_light: bool,
-) -> String {
+/// Where the cube sits: with the player at the bottom (the decider), at
+/// the top, or in the middle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CubePlace {
+    Bottom,
+    Middle,
+    Top,
+}
+
+/// What a diagram shows besides the checkers.
+pub struct Diagram<'a> {
+    /// The id its parts are named by, unique in the page.
+    pub id: &'a str,
+    /// The decider's checkers are the light ones.
+    pub mover_light: bool,
+    /// The dice rolled, drawn on the decider's half.
+    pub dice: Option<Dice>,
+    /// The cube's value and place (none in the Crawford game).
+    pub cube: Option<(u32, CubePlace)>,
+    /// The play made, in red.
+    pub played: Option<Move>,
+    /// The best play, in green.
+    pub best: Option<Move>,
+}
+
+/// A die showing `n` at (x, y), its top left corner.
+fn die(svg: &mut String, x: f32, y: f32, n: u8) {
+    const S: f32 = 22.0;
+    let _ = write!(
+        svg,
+        r##"<rect x="{x:.1}" y="{y:.1}" width="{S}" height="{S}" rx="4" fill="#fffdf5" stroke="#333"/>"##
+    );
+    let (l, c, r) = (x + 5.5, x + S / 2.0, x + S - 5.5);
+    let (t, m, b) = (y + 5.5, y + S / 2.0, y + S - 5.5);
+    let pips: &[(f32, f32)] = match n {
+        1 => &[(c, m)],
+        2 => &[(l, t), (r, b)],
+        3 => &[(l, t), (c, m), (r, b)],
+        4 => &[(l, t), (r, t), (l, b), (r, b)],
+        5 => &[(l, t), (r, t), (c, m), (l, b), (r, b)],
+        _ => &[(l, t), (r, t), (l, m), (r, m), (l, b), (r, b)],
+    };
+    for (px, py) in pips {
+        let _ = write!(
+            svg,
+            r##"<circle cx="{px:.1}" cy="{py:.1}" r="2.3" fill="#222"/>"##
+        );
+    }
+}
+
+/// The board before a decision, from the decider's side.
+pub fn board(pos: &Position, d: &Diagram<'_>) -> String {
+    let mover_light = d.mover_light;
+    let (played_marker, best_marker) = (format!("{}-played", d.id), format!("{}-best", d.id));
     let mut svg = String::new();
     let _ = write!(
         svg,
-        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" role="img">"##
+        r##"<svg xmlns="http://www.w3.org/2000/svg" class="board" width="{W}" height="{H}" viewBox="0 0 {W} {H}" role="img">"##
     );
-    svg.push_str(concat!(
-        r##"<defs><marker id="red" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="5" markerHeight="5" orient="auto"><path d="M0,0L10,5L0,10z" fill="#c0392b"/></marker>"##,
-        r##"<marker id="green" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="5" markerHeight="5" orient="auto"><path d="M0,0L10,5L0,10z" fill="#1e8449"/></marker></defs>"##
-    ));
+    let _ = write!(
+        svg,
+        concat!(
+            r##"<defs><marker id="{}" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="5" markerHeight="5" orient="auto"><path d="M0,0L10,5L0,10z" fill="#c0392b"/></marker>"##,
+            r##"<marker id="{}" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="5" markerHeight="5" orient="auto"><path d="M0,0L10,5L0,10z" fill="#1e8449"/></marker></defs>"##
+        ),
+        played_marker, best_marker
+    );
     let _ = write!(
         svg,
         "<rect x=\"0\" y=\"0\" width=\"{W}\" height=\"{H}\" fill=\"#6b4226\"/><rect x=\"{MARGIN}\" y=\"{MARGIN}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"#d8c39a\"/>",
@@ -172,11 +229,37 @@ pub fn board(
         25.0,
         pos.opp.off()
     );
-    if let Some(m) = played {
-        arrows(&mut svg, pos, m, "#c0392b", "red");
+    if let Some(dice) = d.dice {
+        // On the decider's (right) half, between the rows, as rolled.
+        let x = (x_of(19) + x_of(24)) / 2.0 - 25.0;
+        die(&mut svg, x, H / 2.0 - 11.0, dice.high());
+        die(&mut svg, x + 28.0, H / 2.0 - 11.0, dice.low());
     }
-    if let Some(m) = best {
-        arrows(&mut svg, pos, m, "#1e8449", "green");
+    if let Some((value, place)) = d.cube {
+        let y = match place {
+            CubePlace::Bottom => H - 70.0,
+            CubePlace::Middle => H / 2.0 - 13.0,
+            CubePlace::Top => 44.0,
+        };
+        let x = x_of(0) - 13.0;
+        // A centred cube shows 64, as on a real board.
+        let shown = if place == CubePlace::Middle && value == 1 {
+            64
+        } else {
+            value
+        };
+        let _ = write!(
+            svg,
+            r##"<g class="cube"><rect x="{x:.1}" y="{y:.1}" width="26" height="26" rx="3" fill="#fffdf5" stroke="#333"/><text x="{:.1}" y="{:.1}" font-size="12" font-weight="bold" text-anchor="middle" fill="#222">{shown}</text></g>"##,
+            x + 13.0,
+            y + 17.5
+        );
+    }
+    if let Some(m) = d.played {
+        arrows(&mut svg, pos, m, "#c0392b", &played_marker);
+    }
+    if let Some(m) = d.best {
+        arrows(&mut svg, pos, m, "#1e8449", &best_marker);
     }
     svg.push_str("</svg>");
     svg
@@ -186,12 +269,77 @@ pub fn board(
 mod tests {
     use super::*;
 
+    fn plain(id: &str) -> Diagram<'_> {
+        Diagram {
+            id,
+            mover_light: true,
+            dice: None,
+            cube: None,
+            played: None,
+            best: None,
+        }
+    }
+
     #[test]
     fn the_opening_board_has_thirty_checkers_and_is_well_formed() {
-        let svg = board(&Position::start(), None, None, true);
+        let svg = board(&Position::start(), &plain("a"));
         assert_eq!(svg.matches("<circle").count(), 30);
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
         assert_eq!(svg.matches("<polygon").count(), 24);
+        assert!(!svg.contains("class=\"cube\""));
+    }
+
+    #[test]
+    fn dice_and_cube_are_drawn_and_ids_are_the_diagrams() {
+        let dice: Dice = "31".parse().unwrap();
+        let play = sheshbesh_engine::rules::movegen::legal_moves(&Position::start(), dice)[0].mv;
+        let d = Diagram {
+            dice: Some(dice),
+            cube: Some((2, CubePlace::Top)),
+            played: Some(play),
+            best: Some(play),
+            ..plain("g1m2")
+        };
+        let svg = board(&Position::start(), &d);
+        // 30 checkers and 3 + 1 pips.
+        assert_eq!(svg.matches("<circle").count(), 34);
+        assert!(svg.contains("id=\"g1m2-played\"") && svg.contains("id=\"g1m2-best\""));
+        assert!(svg.contains("url(#g1m2-played)") && svg.contains("url(#g1m2-best)"));
+        assert!(!svg.contains("id=\"red\""));
+        assert!(svg.contains(">2</text></g>"), "{svg}");
+    }
+
+    #[test]
+    fn checkers_borne_off_get_arrows_of_their_own() {
+        // Two checkers on the 6 point and one on the 5, 66 to play.
+        let (mut me, mut opp) = ([0u8; 24], [0u8; 24]);
+        (me[5], me[4], opp[5]) = (2, 1, 15);
+        let pos = Position::from_sides(&me, 0, &opp, 0).unwrap();
+        let dice: Dice = "66".parse().unwrap();
+        let play = sheshbesh_engine::rules::movegen::legal_moves(&pos, dice)
+            .into_iter()
+            .map(|c| c.mv)
+            .max_by_key(|m| m.steps().filter(|s| s.to == 0).count())
+            .unwrap();
+        let d = Diagram {
+            played: Some(play),
+            ..plain("x")
+        };
+        let svg = board(&pos, &d);
+        let ends: std::collections::HashSet<String> = svg
+            .split("<line ")
+            .skip(1)
+            .map(|l| {
+                l.split("y2=\"")
+                    .nth(1)
+                    .unwrap()
+                    .split('"')
+                    .next()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(ends.len(), 3, "{svg}");
     }
 
     #[test]

@@ -10,7 +10,31 @@ use sheshbesh_engine::cube::decision::mwc_of_emg;
 use sheshbesh_engine::{formats::match_id, formats::position_id, Move, Player};
 
 use super::figures::{kind_of_win, kind_word, name_of, rows};
-use crate::svg;
+use crate::svg::{self, CubePlace, Diagram};
+
+/// Each player's colour in the graph and the tables' keys: the first
+/// player's, then the second's.
+const COLOURS: [&str; 2] = ["#1f6fb2", "#d35400"];
+
+/// Whether a decision is one a reader looks for: every checker play, and
+/// a cube decision that was acted on or cost something (a right "No
+/// double" in a close spot is shown only on request).
+fn shown(d: &Decision) -> bool {
+    d.kind == Kind::Checker
+        || d.played != "No double"
+        || d.equity_loss > 0.0
+        || d.mark != Mark::None
+}
+
+/// The match's name: its players and length.
+fn match_name(ann: &Annotation) -> String {
+    let kind = if ann.length == 0 {
+        "money session".to_string()
+    } else {
+        format!("{}-point match", ann.length)
+    };
+    format!("{} vs {}, {kind}", name_of(ann, 0), name_of(ann, 1))
+}
 
 /// `s` escaped for HTML text and attributes.
 fn esc(s: &str) -> String {
@@ -89,32 +113,70 @@ fn caption(ann: &Annotation, d: &Decision) -> String {
     )
 }
 
-/// Every finished game's result.
+/// Every game: the score before it (and whether it is the Crawford
+/// game), its result, and each player's figures in it.
 fn results_html(s: &mut String, ann: &Annotation) {
-    s.push_str(
-        "<h2>Games</h2>\n<table><tr><th>game</th><th>winner</th><th>points</th><th>how</th></tr>\n",
+    let names = [esc(&name_of(ann, 0)), esc(&name_of(ann, 1))];
+    let _ = writeln!(
+        s,
+        "<h2>Games</h2>\n<table id=\"games\"><tr><th>game</th><th>score before ({0} - {1})</th><th>winner</th><th>points</th><th>how</th><th>{0}: mEMG/decision</th><th>{0}: marked</th><th>{1}: mEMG/decision</th><th>{1}: marked</th></tr>",
+        names[0], names[1]
     );
-    for r in &ann.results {
-        let how = format!(
-            "{}{}{}",
-            kind_of_win(r.kind),
-            if r.dropped { ", double dropped" } else { "" },
-            if r.resigned { ", resigned" } else { "" }
-        );
+    let mut games: Vec<u32> = ann.decisions.iter().map(|d| d.game).collect();
+    games.extend(ann.results.iter().map(|r| r.game));
+    games.sort_unstable();
+    games.dedup();
+    for g in games {
+        let of_game: Vec<&Decision> = ann.decisions.iter().filter(|d| d.game == g).collect();
+        let score = of_game.first().map_or(String::new(), |d| {
+            let st = &d.state;
+            let crawford = if st.crawford { " (Crawford)" } else { "" };
+            if ann.length == 0 {
+                String::new()
+            } else {
+                format!("{} - {}{crawford}", st.score[0], st.score[1])
+            }
+        });
+        let (winner, points, how) = match ann.results.iter().find(|r| r.game == g) {
+            Some(r) => (
+                names[r.winner].clone(),
+                r.points.to_string(),
+                format!(
+                    "{}{}{}",
+                    kind_of_win(r.kind),
+                    if r.dropped { ", double dropped" } else { "" },
+                    if r.resigned { ", resigned" } else { "" }
+                ),
+            ),
+            None => (String::new(), String::new(), "unfinished".to_string()),
+        };
+        let figures = |p: usize| {
+            let mine: Vec<&&Decision> = of_game.iter().filter(|d| d.player == p).collect();
+            let loss: f32 = mine.iter().map(|d| d.equity_loss).sum();
+            let marked = mine.iter().filter(|d| d.mark != Mark::None).count();
+            let rate = if mine.is_empty() {
+                "-".to_string()
+            } else {
+                format!("{:.1}", 1000.0 * loss / mine.len() as f32)
+            };
+            format!("<td>{rate}</td><td>{marked}</td>")
+        };
         let _ = writeln!(
             s,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{how}</td></tr>",
-            r.game,
-            esc(&name_of(ann, r.winner)),
-            r.points
+            "<tr><td>{g}</td><td>{score}</td><td>{winner}</td><td>{points}</td><td>{how}</td>{}{}</tr>",
+            figures(0),
+            figures(1)
         );
     }
     s.push_str("</table>\n");
 }
 
 /// The first player's match-winning chance (equity in money play) before
-/// each decision, as a line across the match: games separated, very bad
-/// decisions marked red, big luck (a quarter point or more) blue.
+/// each decision, as a line across the match: games separated, a dot for
+/// each decision shown in the decider's colour (its tooltip names it; it
+/// links to its diagram or row), very bad decisions ringed red and big
+/// luck (a quarter point or more) ringed violet. It scales to the page's
+/// width.
 fn graph_html(s: &mut String, ann: &Annotation) {
     let money = ann.length == 0;
     let points: Vec<(f32, &Decision)> = ann
@@ -137,7 +199,7 @@ fn graph_html(s: &mut String, ann: &Annotation) {
     if points.len() < 2 {
         return;
     }
-    let (w, h, pad) = (900.0f32, 240.0f32, 30.0f32);
+    let (w, h, pad) = (900.0f32, 260.0f32, 34.0f32);
     let (lo, hi) = if money { (-2.0f32, 2.0f32) } else { (0.0, 1.0) };
     let x = |i: usize| pad + (w - 2.0 * pad) * i as f32 / (points.len() - 1) as f32;
     let y = |v: f32| h - pad - (h - 2.0 * pad) * ((v.clamp(lo, hi) - lo) / (hi - lo));
@@ -146,32 +208,49 @@ fn graph_html(s: &mut String, ann: &Annotation) {
     } else {
         "match-winning chance"
     };
+    let names = [esc(&name_of(ann, 0)), esc(&name_of(ann, 1))];
     let _ = writeln!(
         s,
-        "<h2>The match</h2>\n<p>{}'s {what} before each decision; red: very bad decisions, blue: big luck.</p>",
-        esc(&name_of(ann, 0))
+        "<h2>The match</h2>\n<p class=\"key\">{}'s {what} before each decision. Dots: decisions of<span style=\"background:{}\"></span>{}<span style=\"background:{}\"></span>{}; ringed red: very bad, violet: big luck. Hover a dot for the decision, click it to go there.</p>",
+        names[0], COLOURS[0], names[0], COLOURS[1], names[1]
     );
     let _ = write!(
         s,
-        "<svg id=\"graph\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\"><rect width=\"{w}\" height=\"{h}\" fill=\"#fafafa\" stroke=\"#ccc\"/>"
+        "<svg id=\"graph\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {w} {h}\" style=\"width:100%;max-width:1400px;height:auto\" role=\"img\"><rect width=\"{w}\" height=\"{h}\" fill=\"#fafafa\" stroke=\"#ccc\"/>"
     );
     let mid = y((lo + hi) / 2.0);
+    let (top_label, mid_label, bottom_label) = if money {
+        ("+2", "0", "-2")
+    } else {
+        ("100%", "50%", "0%")
+    };
     let _ = write!(
         s,
-        "<line x1=\"{pad}\" y1=\"{mid:.1}\" x2=\"{:.1}\" y2=\"{mid:.1}\" stroke=\"#999\" stroke-dasharray=\"4 3\"/>",
-        w - pad
+        "<line x1=\"{pad}\" y1=\"{mid:.1}\" x2=\"{:.1}\" y2=\"{mid:.1}\" stroke=\"#999\" stroke-dasharray=\"4 3\"/><text x=\"4\" y=\"{:.1}\" font-size=\"10\">{mid_label}</text>",
+        w - pad,
+        mid + 3.0
     );
+    // Game lines, each labelled where the label has room.
+    let mut last_label = f32::NEG_INFINITY;
     for (i, pair) in points.windows(2).enumerate() {
         if pair[0].1.game != pair[1].1.game {
             let gx = (x(i) + x(i + 1)) / 2.0;
             let _ = write!(
                 s,
-                "<line x1=\"{gx:.1}\" y1=\"{pad}\" x2=\"{gx:.1}\" y2=\"{:.1}\" stroke=\"#ddd\"/><text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10\" fill=\"#777\">game {}</text>",
-                h - pad,
-                gx + 2.0,
-                pad - 6.0,
-                pair[1].1.game
+                "<line x1=\"{gx:.1}\" y1=\"{pad}\" x2=\"{gx:.1}\" y2=\"{:.1}\" stroke=\"#ddd\"/>",
+                h - pad
             );
+            let label = format!("game {}", pair[1].1.game);
+            let width = 5.5 * label.len() as f32;
+            if gx - last_label > width + 4.0 && gx + width < w {
+                let _ = write!(
+                    s,
+                    "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10\" fill=\"#777\">{label}</text>",
+                    gx + 2.0,
+                    pad - 8.0
+                );
+                last_label = gx;
+            }
         }
     }
     let line: Vec<String> = points
@@ -181,40 +260,63 @@ fn graph_html(s: &mut String, ann: &Annotation) {
         .collect();
     let _ = write!(
         s,
-        "<polyline fill=\"none\" stroke=\"#2c3e50\" stroke-width=\"1.5\" points=\"{}\"/>",
+        "<polyline fill=\"none\" stroke=\"#2c3e50\" stroke-width=\"1.2\" points=\"{}\"/>",
         line.join(" ")
     );
     for (i, (v, d)) in points.iter().enumerate() {
-        let colour = if d.mark == Mark::VeryBad {
-            Some("#c0392b")
-        } else if d.luck.is_some_and(|l| l.abs() >= 0.25) {
-            Some("#2471a3")
-        } else {
-            None
-        };
-        if let Some(c) = colour {
-            let _ = write!(
-                s,
-                "<a href=\"#{}\"><circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"4\" fill=\"{c}\"/></a>",
-                link(d),
-                x(i),
-                y(*v)
-            );
+        if !shown(d) {
+            continue;
         }
+        let ring = if d.mark == Mark::VeryBad {
+            " stroke=\"#c0392b\" stroke-width=\"2.5\""
+        } else if d.luck.is_some_and(|l| l.abs() >= 0.25) {
+            " stroke=\"#8e44ad\" stroke-width=\"2.5\""
+        } else {
+            ""
+        };
+        let r = if ring.is_empty() { 2.6 } else { 4.5 };
+        let dice = d.dice.map(|x| format!(" {x}")).unwrap_or_default();
+        let tip = format!(
+            "Game {}, move {}: {}{dice} {} (loss {:.3}){}",
+            d.game,
+            d.move_number,
+            name_of(ann, d.player),
+            d.played,
+            d.equity_loss,
+            if d.mark == Mark::None {
+                String::new()
+            } else {
+                format!(", {}", d.mark.word())
+            }
+        );
+        let _ = write!(
+            s,
+            "<a href=\"#{}\"><circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"{r}\" fill=\"{}\"{ring}><title>{}</title></circle></a>",
+            link(d),
+            x(i),
+            y(*v),
+            COLOURS[d.player],
+            esc(&tip)
+        );
     }
-    let (top, bottom) = if money { ("+2", "-2") } else { ("100%", "0%") };
     let _ = writeln!(
         s,
-        "<text x=\"4\" y=\"{:.1}\" font-size=\"10\">{top}</text><text x=\"4\" y=\"{:.1}\" font-size=\"10\">{bottom}</text></svg>",
+        "<text x=\"4\" y=\"{:.1}\" font-size=\"10\">{top_label}</text><text x=\"4\" y=\"{:.1}\" font-size=\"10\">{bottom_label}</text></svg>",
         pad + 4.0,
         h - pad
     );
 }
 
 /// Every decision of every game: played, best, loss, mark, luck; marked
-/// ones link to their diagram.
+/// ones link to their diagram. Right "No double"s in close spots are
+/// hidden until the reader asks for every decision (a checkbox, no
+/// script).
 fn decisions_html(s: &mut String, ann: &Annotation) {
-    s.push_str("<h2>Decisions</h2>\n");
+    let hidden = ann.decisions.iter().filter(|d| !shown(d)).count();
+    let _ = writeln!(
+        s,
+        "<h2>Decisions</h2>\n<input type=\"checkbox\" id=\"every\"><label for=\"every\"> show every decision ({hidden} right \"No double\"s in close spots hidden)</label>"
+    );
     let mut game = None;
     for d in &ann.decisions {
         if game != Some(d.game) {
@@ -242,8 +344,9 @@ fn decisions_html(s: &mut String, ann: &Annotation) {
         };
         let _ = writeln!(
             s,
-            "<tr id=\"r{}\"><td>{}</td><td>{}</td><td>{}</td><td>{played}</td><td>{}</td><td>{:.3}</td><td>{}</td><td>{}</td></tr>",
+            "<tr id=\"r{}\"{}><td>{}</td><td>{}</td><td>{}</td><td>{played}</td><td>{}</td><td>{:.3}</td><td>{}</td><td>{}</td></tr>",
             anchor(d),
+            if shown(d) { "" } else { " class=\"minor\"" },
             d.move_number,
             esc(&name_of(ann, d.player)),
             d.dice.map(|x| x.to_string()).unwrap_or_default(),
@@ -258,11 +361,64 @@ fn decisions_html(s: &mut String, ann: &Annotation) {
     }
 }
 
+/// The cube of a diagram, drawn in its owner's place (bottom: the player
+/// the board is seen from): an offered cube on the doubler's side, none
+/// in the Crawford game.
+fn cube_of(d: &Decision) -> Option<(u32, CubePlace)> {
+    let st = &d.state;
+    if st.crawford {
+        return None;
+    }
+    let value = st.cube.value() as u32;
+    if d.is_answer() {
+        // Seen from the taker, the doubler is on top.
+        return Some((2 * value, CubePlace::Top));
+    }
+    Some(match st.cube.owner {
+        None => (value, CubePlace::Middle),
+        Some(p) if p.index() == d.player => (value, CubePlace::Bottom),
+        Some(_) => (value, CubePlace::Top),
+    })
+}
+
+/// A checker play's candidates (the best five, and the play made when it
+/// is not among them): the ply each was searched at, the mover's chances
+/// after it, its equity and what it loses.
+fn candidates_html(s: &mut String, d: &Decision, checker: &str) {
+    let _ = writeln!(
+        s,
+        "<table class=\"candidates\"><tr><th>play</th><th>ply</th><th>win</th><th>g</th><th>bg</th><th>lose</th><th>g</th><th>bg</th><th>{checker} EMG</th><th>loss</th></tr>"
+    );
+    let top = d
+        .alternatives
+        .iter()
+        .map(|x| x.equity)
+        .fold(f32::NEG_INFINITY, f32::max);
+    for (i, alt) in d.alternatives.iter().enumerate() {
+        let mark = if Some(i) == d.played_index {
+            " (played)"
+        } else {
+            ""
+        };
+        let [w, wg, wbg, lg, lbg] = alt.probs.0.map(|x| 100.0 * x);
+        let _ = writeln!(
+            s,
+            "<tr><td>{}{mark}</td><td>{}</td><td>{w:.1}%</td><td>{wg:.1}%</td><td>{wbg:.1}%</td><td>{:.1}%</td><td>{lg:.1}%</td><td>{lbg:.1}%</td><td>{:+.3}</td><td>{:.3}</td></tr>",
+            esc(&alt.play),
+            alt.ply,
+            100.0 - w,
+            alt.equity,
+            top - alt.equity
+        );
+    }
+    s.push_str("</table>\n");
+}
+
 /// The report page of the file at `path`.
 pub fn html(path: &Path, ann: &Annotation, settings: &Settings) -> String {
     let (ply, checker) = (settings.ply, settings.checker.word());
     let mut s = String::new();
-    let title = format!("Sheshbesh analysis: {}", path.display());
+    let title = format!("Sheshbesh analysis: {}", match_name(ann));
     let _ = write!(
         s,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>\
@@ -270,9 +426,11 @@ body{{font-family:sans-serif;margin:2em;color:#222}}table{{border-collapse:colla
 td,th{{border:1px solid #bbb;padding:3px 8px;text-align:right}}th{{background:#eee}}\
 td:first-child{{text-align:left}}.m{{margin:1.5em 0;padding:1em;border:1px solid #ccc;border-radius:6px}}\
 .very{{border-color:#c0392b}}.bad{{border-color:#e67e22}}.key span{{display:inline-block;width:2em;height:4px;margin:0 .4em .2em 1em;vertical-align:middle}}\
-</style></head><body>\n<h1>{}</h1>\n",
+#every:not(:checked)~table tr.minor{{display:none}}svg.board{{max-width:100%;height:auto}}\
+</style></head><body>\n<h1>{}</h1>\n<p>File: {}</p>\n",
         esc(&title),
-        esc(&title)
+        esc(&title),
+        esc(&path.display().to_string())
     );
     let kind = if ann.length == 0 {
         "Money session".to_string()
@@ -345,30 +503,21 @@ td:first-child{{text-align:left}}.m{{margin:1.5em 0;padding:1em;border:1px solid
             Kind::Cube => (None, None),
         };
         let _ = writeln!(s, "<p>{}</p>", esc(&caption(ann, d)));
-        s.push_str(&svg::board(&d.decider_board(), played, best, d.player == 0));
+        let id = anchor(d);
+        let diagram = Diagram {
+            id: &id,
+            // The first player's checkers are the light ones; the board
+            // is seen from d.player (the taker, for an answer).
+            mover_light: d.player == 0,
+            dice: d.dice,
+            cube: cube_of(d),
+            played,
+            best,
+        };
+        s.push_str(&svg::board(&d.decider_board(), &diagram));
         s.push('\n');
         if d.kind == Kind::Checker {
-            s.push_str("<table><tr><th>play</th><th>equity (EMG)</th><th>loss</th></tr>\n");
-            let top = d
-                .alternatives
-                .iter()
-                .map(|x| x.equity)
-                .fold(f32::NEG_INFINITY, f32::max);
-            for (i, alt) in d.alternatives.iter().enumerate() {
-                let mark = if Some(i) == d.played_index {
-                    " (played)"
-                } else {
-                    ""
-                };
-                let _ = writeln!(
-                    s,
-                    "<tr><td>{}{mark}</td><td>{:+.3}</td><td>{:.3}</td></tr>",
-                    esc(&alt.play),
-                    alt.equity,
-                    top - alt.equity
-                );
-            }
-            s.push_str("</table>\n");
+            candidates_html(&mut s, d, checker);
         } else if let (Some(c), true) = (d.cube, d.is_answer()) {
             // The taker's equities: a take is minus double/take.
             let _ = writeln!(
@@ -423,6 +572,36 @@ mod tests {
             let id = &link[..link.find('"').unwrap()];
             assert!(page.contains(&format!("id=\"{id}\"")), "{id}");
         }
+        // The page is named by its match, not by the path it was given.
+        assert!(page.contains(&format!(
+            "<title>Sheshbesh analysis: {} vs {}, 2-point match</title>",
+            name_of(ann, 0),
+            name_of(ann, 1)
+        )));
+        // No id twice in the page (the diagrams' arrowheads have their own).
+        let ids: Vec<&str> = page
+            .split(" id=\"")
+            .skip(1)
+            .map(|x| &x[..x.find('"').unwrap()])
+            .collect();
+        let unique: std::collections::HashSet<&&str> = ids.iter().collect();
+        assert_eq!(unique.len(), ids.len());
+        // Each marked checker play lists its candidates with their chances
+        // and ply; the cube's place and the dice are drawn.
+        let checker_marked = marked.iter().filter(|d| d.kind == Kind::Checker).count();
+        assert!(checker_marked > 0);
+        assert_eq!(
+            page.matches("<table class=\"candidates\">").count(),
+            checker_marked
+        );
+        assert!(page.contains("<th>ply</th><th>win</th>"));
+        assert!(page.contains("class=\"cube\""));
+        // Right no-doubles are hidden behind the checkbox, still in the page.
+        let hidden = ann.decisions.iter().filter(|d| !shown(d)).count();
+        assert_eq!(page.matches("class=\"minor\"").count(), hidden);
+        assert!(page.contains("<input type=\"checkbox\" id=\"every\">"));
+        // The games table gives the score before each game.
+        assert!(page.contains("<td>0 - 0</td>"));
         // An answer to a double is drawn from the taker's side.
         let d = ann.decisions.iter().find(|d| d.is_answer());
         let d = d.expect("the sample has an answer to a double");

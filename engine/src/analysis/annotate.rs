@@ -16,6 +16,7 @@ use crate::cube::decision::{
 use crate::cube::met::MetError;
 use crate::cube::money::{self, Owner};
 use crate::evaluation::evaluator::{candidate_values, Evaluator};
+use crate::evaluation::probs::Probs;
 use crate::formats::matfile::{Action, MatError, MatchFile};
 use crate::formats::story::{self, Answer, Step, Walk};
 use crate::rules::dice::Dice;
@@ -133,6 +134,10 @@ pub struct Alternative {
     pub after: Position,
     /// Value for the mover, EMG.
     pub equity: f32,
+    /// The mover's cubeless chances after it, of the line searched.
+    pub probs: Probs,
+    /// The depth it was searched to.
+    pub ply: u32,
 }
 
 /// One analysed decision.
@@ -461,15 +466,20 @@ impl<E: Evaluator + ?Sized> GameRun<'_, E> {
                 play: r.candidate.mv.to_string(),
                 after: r.candidate.position,
                 equity: r.equity,
+                probs: r.probs,
+                ply: r.ply,
             });
         }
         let played_index = match alts.iter().position(|a| a.after == played.position) {
             Some(i) => i,
             None => {
+                let (value, probs) = play_equity(self.ev, &played.position, state, top, equity)?;
                 alts.push(Alternative {
                     play: played.mv.to_string(),
                     after: played.position,
-                    equity: play_equity(self.ev, &played.position, state, top, equity)?,
+                    equity: value,
+                    probs,
+                    ply: top,
                 });
                 alts.len() - 1
             }

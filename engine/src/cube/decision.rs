@@ -102,23 +102,29 @@ pub fn rank_plays<E: Evaluator + ?Sized>(
 
 /// The `equity` (as [`rank_plays`] gives it) to the player on roll of
 /// `state` of a play that leaves `after` (seen from that player),
-/// searched `ply` deep.
+/// searched `ply` deep, and that player's cubeless chances of the line
+/// searched.
 pub fn play_equity<E: Evaluator + ?Sized>(
     ev: &E,
     after: &Position,
     state: &MatchState,
     ply: u32,
     equity: PlayEquity,
-) -> Result<f32, MetError> {
+) -> Result<(f32, Probs), MetError> {
     Ok(match (equity, cube_view(state)?) {
         (PlayEquity::Cubeless, _) => {
             let v = valuation(state, state.on_roll)?;
-            v.value(&Ply::new(ev, ply).with_valuation(v).after(after, ply), true)
+            let p = Ply::new(ev, ply).with_valuation(v).after(after, ply);
+            (v.value(&p, true), p)
         }
-        (_, View::Money(c)) => c.equity(cubeful::after_play(ev, after, c, ply).0),
+        (_, View::Money(c)) => {
+            let (v, p) = cubeful::after_play(ev, after, c, ply);
+            (c.equity(v), p)
+        }
         (_, View::Match(c)) => {
             let c = MatchView::new(Met::kazaross_xg2(), c);
-            c.equity(cubeful::after_play(ev, after, c, ply).0)
+            let (v, p) = cubeful::after_play(ev, after, c, ply);
+            (c.equity(v), p)
         }
     })
 }
@@ -283,8 +289,9 @@ mod tests {
         }
         // A play's equity alone is the one the ranking gave it.
         let after = ful[2].candidate.position;
-        let e = play_equity(&ev, &after, &money, 0, PlayEquity::Cubeful).unwrap();
+        let (e, p) = play_equity(&ev, &after, &money, 0, PlayEquity::Cubeful).unwrap();
         assert!((e - ful[2].equity).abs() < 1e-5);
+        assert_eq!(p, ful[2].probs);
     }
 
     #[test]

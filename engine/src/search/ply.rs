@@ -223,7 +223,11 @@ pub fn shortlist_scores(scores: &[f32], filter: MoveFilter) -> Vec<usize> {
 pub fn shortlist_tied(scores: &[f32], ties: &[f32], filter: MoveFilter) -> Vec<usize> {
     let tie = |i: usize| ties.get(i).copied().unwrap_or(0.0);
     let mut order: Vec<usize> = (0..scores.len()).collect();
-    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(tie(b).total_cmp(&tie(a))));
+    order.sort_by(|&a, &b| {
+        scores[b]
+            .total_cmp(&scores[a])
+            .then(tie(b).total_cmp(&tie(a)))
+    });
     let top = scores[order[0]];
     order
         .into_iter()
