@@ -893,6 +893,11 @@ fn annotate_bad_input_names_file_and_line() {
     // A bad flag is bad input: exit status 2.
     let (code, _, _) = sheshbesh(&["annotate", f.to_str().unwrap(), "--ply", "9"]);
     assert_eq!(code, 2);
+    // The help names every kind of file it reads.
+    let (_, help, _) = sheshbesh(&["annotate", "--help"]);
+    for kind in [".mat", ".txt", "SGF"] {
+        assert!(help.contains(kind), "{kind}: {help}");
+    }
 }
 
 #[test]
