@@ -107,13 +107,9 @@ pub fn draw(pos: &Position, state: &MatchState, home_left: bool) -> String {
             o_numbers: state.on_roll == Player::Zero,
         },
     );
-    drawing.replacen("\n", &format!("\n XGID={}\n", xgid_body(pos, state)), 1)
-}
-
-/// The XGID without its `XGID=` prefix.
-fn xgid_body(pos: &Position, state: &MatchState) -> String {
-    let x = xgid::encode(pos, state, 10);
-    x.trim_start_matches("XGID=").to_string()
+    // The XGID (as the encoder writes it, `XGID=` first) after the IDs.
+    let xgid = xgid::encode(pos, state, 10);
+    drawing.replacen('\n', &format!("\n {xgid}\n"), 1)
 }
 
 /// Draws `pos` from `viewer`'s side (X, at the bottom), with names and a status line.
