@@ -256,6 +256,9 @@ pub enum ClassArg {
     /// Blitzes: a side on the bar against four or more closed points of
     /// the other's home board, or two or more on the bar against three.
     Blitz,
+    /// Holding games: a side holding two or more points in the other's
+    /// home board, whatever the race.
+    TwoAnchors,
 }
 
 /// What `train calibrate --fit` fits.
@@ -443,6 +446,7 @@ fn calibrate(a: CalibrateArgs, command: String) -> Result<()> {
             ClassArg::All => PositionClass::All,
             ClassArg::BackGame => PositionClass::BackGame,
             ClassArg::Blitz => PositionClass::Blitz,
+            ClassArg::TwoAnchors => PositionClass::TwoAnchors,
         },
         fit: match a.fit {
             FitArg::Outputs => CalibrationFit::Outputs,

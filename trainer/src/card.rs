@@ -84,6 +84,7 @@ pub fn facts(bytes: &[u8]) -> Result<String> {
                 PositionClass::All => "all positions",
                 PositionClass::BackGame => "back games",
                 PositionClass::Blitz => "blitzes",
+                PositionClass::TwoAnchors => "two-anchor positions",
             };
             let fit = match c.fit {
                 CalibrationFit::Outputs => "each output rescaled".to_string(),
