@@ -136,8 +136,8 @@ pub fn rollout(
     let (input, s) = rollout_input(position, ply, cubeful, options)?;
     let pool = options.pool()?;
     let stop = AtomicBool::new(false);
-    let bar = indicatif::ProgressBar::hidden();
-    let answer = pool.install(|| rollout_cmd::answer(ev, &input, dice, &s, moves, &stop, &bar))?;
+    let answer =
+        pool.install(|| rollout_cmd::answer(ev, &input, dice, &s, moves, &stop, &mut |_, _| {}))?;
     Ok(answer.0)
 }
 

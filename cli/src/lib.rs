@@ -36,6 +36,7 @@ mod play_cmd;
 mod position_cmd;
 mod protocol;
 mod rollout_cmd;
+mod serve_cmd;
 mod svg;
 mod train_cmd;
 mod ubgi;
@@ -202,6 +203,12 @@ enum Command {
     /// only by consent, each member taking or dropping the box's doubles for
     /// itself, settlements after each game.
     Play(console::PlayArgs),
+    /// A local analysis board in the browser: paste or open a position,
+    /// see the ranked plays, the cube decision and a rollout with live
+    /// progress. The page is built into the binary; the server listens on
+    /// this machine only unless --listen says otherwise, and answers the
+    /// JSON API under /api/ with the commands' --json answers.
+    Serve(serve_cmd::ServeArgs),
     /// Check verifiable dice: that SEED hashes to COMMITMENT and, given a
     /// .mat file saved by `play`, that every roll in it follows from the
     /// seed (exit status 1 when anything differs).
@@ -287,6 +294,7 @@ pub fn run() -> ExitCode {
         Command::Train(args) => train_cmd::run(*args),
         Command::Ubgi(args) => ubgi::run(args),
         Command::External(args) => external::run(args),
+        Command::Serve(args) => serve_cmd::run(args),
         Command::Play(args) => match args.chouette {
             Some(n) => chouette_cmd::run(&args, n),
             None => play_cmd::run(args),

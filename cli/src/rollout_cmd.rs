@@ -14,9 +14,10 @@ use sheshbesh_engine::cube::money::Owner;
 use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
 use sheshbesh_engine::formats::position_id;
 use sheshbesh_engine::rollout::{
-    rollout, rollout_cube, rollout_moves, CubeRollout, Estimate, Passes, RolloutLevel,
+    rollout, rollout_cube, rollout_moves, CubeRollout, Estimate, MoveRollout, Passes, RolloutLevel,
     RolloutResult, RolloutSettings, Stakes,
 };
+use sheshbesh_engine::{Candidate, Dice};
 
 use crate::input::input_of;
 use crate::input::{dice_for, Input};
@@ -262,19 +263,33 @@ pub fn run(ev: &NetEvaluator, a: RolloutArgs) -> Result<bool> {
         let s = a.options.settings(&input, a.ply, a.cubeful)?;
         let bar = progress_bar(s.trials, show_bar);
         let moves = usize::from(a.moves);
-        let answered =
-            pool.install(|| answer(ev, &input, parts.get(1).copied(), &s, moves, &stop, &bar));
+        let mut show = |trials: u32, so_far: &Value| {
+            bar.set_position(u64::from(trials));
+            bar.set_message(leader(so_far));
+        };
+        let answered = pool.install(|| {
+            answer(
+                ev,
+                &input,
+                parts.get(1).copied(),
+                &s,
+                moves,
+                &stop,
+                &mut show,
+            )
+        });
         bar.finish_and_clear();
         answered
     })?;
     Ok(stop.load(Ordering::Relaxed))
 }
 
-/// What `rollout` answers for `input` (and DICE): its JSON and its text.
 /// How many plays of a roll a rollout compares (`--moves`).
 pub const MOVES_COMPARED: std::ops::RangeInclusive<i64> = 1..=100;
 
-/// `stop` ends it early with a partial result; `bar` shows the trials.
+/// What `rollout` answers for `input` (and DICE): its JSON and its text.
+/// `stop` ends it early with a partial result; `progress` sees the trials
+/// done and the JSON answer so far after each batch of trials.
 pub fn answer(
     ev: &NetEvaluator,
     input: &Input,
@@ -282,7 +297,7 @@ pub fn answer(
     s: &RolloutSettings,
     moves: usize,
     stop: &AtomicBool,
-    bar: &ProgressBar,
+    progress: &mut dyn FnMut(u32, &Value),
 ) -> Result<(Value, String)> {
     // A roll given, or the one the position carries: its plays. Without
     // one the player on roll is before its roll.
@@ -292,9 +307,7 @@ pub fn answer(
     };
     let Some(dice) = dice else {
         let r = rollout(ev, &input.position, s, stop, |r| {
-            bar.set_position(u64::from(r.trials));
-            let v = r.value();
-            bar.set_message(format!("equity {:+.4} ± {:.4}", v.mean, v.se));
+            progress(r.trials, &position_answer(input, r, false).0);
         });
         return Ok(position_answer(input, &r, stop.load(Ordering::Relaxed)));
     };
@@ -309,9 +322,30 @@ pub fn answer(
         PlayEquity::Cubeless
     };
     let ranked = rank_plays(ev, &input.position, dice, &input.state, 0, equity)?;
-    let top: Vec<_> = ranked.iter().take(moves).collect();
-    let afters: Vec<_> = top.iter().map(|r| r.candidate.position).collect();
-    let results = rollout_moves(ev, &afters, s, 2.33, stop);
+    let top: Vec<Candidate> = ranked.iter().take(moves).map(|r| r.candidate).collect();
+    let afters: Vec<_> = top.iter().map(|c| c.position).collect();
+    let results = rollout_moves(ev, &afters, s, 2.33, stop, |so_far| {
+        let trials = so_far.iter().map(|m| m.result.trials).max().unwrap_or(0);
+        progress(trials, &moves_answer(input, dice, &top, so_far, false).0);
+    });
+    Ok(moves_answer(
+        input,
+        dice,
+        &top,
+        &results,
+        stop.load(Ordering::Relaxed),
+    ))
+}
+
+/// The answer for the rollouts `results` of the plays `top` of `dice`:
+/// the plays still in the race first, best first.
+fn moves_answer(
+    input: &Input,
+    dice: Dice,
+    top: &[Candidate],
+    results: &[MoveRollout],
+    interrupted: bool,
+) -> (Value, String) {
     let mut order: Vec<usize> = (0..results.len()).collect();
     order.sort_by(|&x, &y| {
         results[x].eliminated.cmp(&results[y].eliminated).then(
@@ -322,13 +356,12 @@ pub fn answer(
                 .total_cmp(&results[x].result.value().mean),
         )
     });
-    let interrupted = stop.load(Ordering::Relaxed);
     let moves: Vec<Value> = order
         .iter()
         .map(|&i| {
             let mut v = result_json(&results[i].result);
-            v["move"] = json!(top[i].candidate.mv.to_string());
-            v["position_id"] = json!(position_id::encode(&top[i].candidate.position.swapped()));
+            v["move"] = json!(top[i].mv.to_string());
+            v["position_id"] = json!(position_id::encode(&top[i].position.swapped()));
             v["eliminated"] = json!(results[i].eliminated);
             v
         })
@@ -360,7 +393,7 @@ pub fn answer(
         lines.push(format!(
             "{:>2}. {:<24} {:>6.2} {:>6.2} {:>6.2} {:>6.2} {:>6.2}   {:+.4} ± {:.4}   {}{:>6}{}",
             rank + 1,
-            top[i].candidate.mv.to_string(),
+            top[i].mv.to_string(),
             p[0],
             p[1],
             p[2],
@@ -377,7 +410,25 @@ pub fn answer(
             }
         ));
     }
-    Ok((v, lines.join("\n")))
+    (v, lines.join("\n"))
+}
+
+/// The progress bar's message: the figure [`RolloutResult::value`] gives
+/// so far, of the position or of the leading play.
+fn leader(so_far: &Value) -> String {
+    let best = so_far["moves"].get(0);
+    let (v, name) = match best {
+        Some(m) => (m, format!("{} ", m["move"].as_str().unwrap_or_default())),
+        None => (so_far, "equity ".to_string()),
+    };
+    let key = ["cubeful_equity", "emg", "equity"]
+        .into_iter()
+        .find(|k| v[*k].is_number())
+        .unwrap_or("equity");
+    match (v[key].as_f64(), v["se"][key].as_f64()) {
+        (Some(e), Some(se)) => format!("{name}{e:+.4} ± {se:.4}"),
+        _ => String::new(),
+    }
 }
 
 /// The name of the figure [`RolloutResult::value`] gives.

@@ -10,37 +10,13 @@ window. With SHESHBESH_SCREENSHOTS=DIR the test leaves screenshots there.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from typing import Iterator
 
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
+from browser import browser, drawn, shoot  # noqa: F401 (a fixture)
 from conftest import MATCHES
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory) -> Iterator[webdriver.Chrome]:
-    for p in (CHROMIUM, CHROMEDRIVER):
-        if not p.exists():
-            pytest.fail(f"{p} is missing: `bash .ci/deps` installs chromium and chromium-driver")
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--disable-dev-shm-usage", "--window-size=1300,900",
-                 f"--user-data-dir={tmp_path_factory.mktemp('chromium')}"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    yield driver
-    driver.quit()
 
 
 @pytest.fixture(scope="module")
@@ -50,18 +26,6 @@ def report(cli, tmp_path_factory) -> Path:
                            "--ply", "0", "--html", str(page), "--quiet")
     assert code == 0, err
     return page
-
-
-def shoot(driver: webdriver.Chrome, name: str) -> None:
-    folder = os.environ.get("SHESHBESH_SCREENSHOTS")
-    if folder:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        driver.save_screenshot(str(Path(folder) / f"{name}.png"))
-
-
-def drawn(element) -> bool:
-    size = element.size
-    return element.is_displayed() and size["width"] > 0 and size["height"] > 0
 
 
 def test_the_report_loads_and_draws_its_graph_and_diagrams(browser, report):

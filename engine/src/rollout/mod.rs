@@ -230,13 +230,15 @@ pub struct MoveRollout {
 /// Rolls out several plays' resulting boards (mover's view) with common
 /// dice, dropping a play once its value ([`RolloutResult::value`]) is
 /// below the best by more than `z` joint standard errors. `s.stakes` are
-/// the mover's; results are from the mover's side.
+/// the mover's; results are from the mover's side. `progress` sees every
+/// play's result after each batch of trials.
 pub fn rollout_moves<E: Evaluator + ?Sized>(
     ev: &E,
     afters: &[Position],
     s: &RolloutSettings,
     z: f32,
     stop: &AtomicBool,
+    mut progress: impl FnMut(&[MoveRollout]),
 ) -> Vec<MoveRollout> {
     let exact = |p: &Position| ev.exact(p);
     let perms = permutations(s.seed);
@@ -298,11 +300,17 @@ pub fn rollout_moves<E: Evaluator + ?Sized>(
                 }
             }
         }
+        let so_far = move_rollouts(&results, &alive);
+        progress(&so_far);
         if alive.iter().filter(|&&a| a).count() == 1 {
             break;
         }
     }
-    (0..afters.len())
+    move_rollouts(&results, &alive)
+}
+
+fn move_rollouts(results: &[RolloutResult], alive: &[bool]) -> Vec<MoveRollout> {
+    (0..results.len())
         .map(|m| MoveRollout {
             index: m,
             result: results[m],

@@ -1,0 +1,370 @@
+//! `sheshbesh serve`: a local analysis board in the browser.
+//!
+//! An HTTP server on the player's own machine (loopback unless
+//! `--listen` says otherwise): the page and its script are compiled into
+//! the binary, and the JSON API under `/api/` answers with exactly what
+//! the commands print with `--json` (the same [`crate::api`] functions),
+//! so the page, a script and the command line never disagree. Analyses
+//! run on the engine's rayon pool, never on the server's threads; a
+//! rollout streams its progress as server-sent events and stops when the
+//! page stops reading. The server reads no file of the machine: every
+//! path that is not a page or an API call is a 404. `docs/SERVE.md` is
+//! the API's reference.
+
+mod params;
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use axum::extract::{Query, State};
+use axum::http::{header, StatusCode, Uri};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde_json::{json, Value};
+use sheshbesh_engine::cube::decision::PlayEquity;
+use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
+use sheshbesh_engine::formats::{fibs, notation, xgid};
+use sheshbesh_engine::Dice;
+use tokio_stream::wrappers::ReceiverStream;
+
+use crate::input::{check, parse_position, Input};
+use crate::nets::WeightsArg;
+use crate::rollout_cmd::{self, RolloutOptions};
+use crate::svg::{self, CubePlace, Diagram};
+use params::{ApiError, Params};
+
+/// Options of `sheshbesh serve`.
+#[derive(clap::Args, Debug)]
+pub struct ServeArgs {
+    /// Address and port to listen on. The default answers this machine
+    /// only; give another address (0.0.0.0:8080) to open the board to
+    /// others. Port 0 takes any free port.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub listen: SocketAddr,
+    /// Open the board in the default browser once the server listens.
+    #[arg(long)]
+    pub open: bool,
+    #[command(flatten)]
+    pub weights: WeightsArg,
+}
+
+/// What every request shares.
+struct App {
+    ev: NetEvaluator,
+}
+
+type Shared = State<Arc<App>>;
+
+const PAGE: &str = include_str!("page.html");
+const SCRIPT: &str = include_str!("page.js");
+const STYLE: &str = include_str!("page.css");
+
+/// Runs the server until Ctrl-C; the first line on stdout is the address
+/// it listens on (`listening on http://127.0.0.1:8080/`).
+pub fn run(a: ServeArgs) -> Result<()> {
+    let ev = crate::nets::load(a.weights.file())?;
+    let app = Arc::new(App { ev });
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("starting the server's threads")?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(a.listen)
+            .await
+            .with_context(|| format!("bad --listen \"{}\": cannot listen there", a.listen))?;
+        let addr = listener.local_addr().context("reading the bound address")?;
+        let url = format!("http://{addr}/");
+        println!("listening on {url}");
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        if a.open && webbrowser::open(&url).is_err() {
+            eprintln!("sheshbesh: could not open a browser; open {url} yourself");
+        }
+        axum::serve(listener, router(app))
+            .with_graceful_shutdown(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await
+            .context("serving")
+    })
+}
+
+/// Every route the server answers; anything else is a 404.
+fn router(app: Arc<App>) -> Router {
+    Router::new()
+        .route(
+            "/",
+            get(|| async { page(PAGE, "text/html; charset=utf-8") }),
+        )
+        .route(
+            "/page.js",
+            get(|| async { page(SCRIPT, "text/javascript; charset=utf-8") }),
+        )
+        .route(
+            "/page.css",
+            get(|| async { page(STYLE, "text/css; charset=utf-8") }),
+        )
+        .route("/api/position", get(position))
+        .route("/api/moves", get(moves))
+        .route("/api/hint", get(hint))
+        .route("/api/eval", get(eval))
+        .route("/api/cube", get(cube))
+        .route("/api/board.svg", get(board))
+        .route("/api/rollout", get(rollout))
+        .fallback(not_found)
+        .with_state(app)
+}
+
+fn page(body: &'static str, kind: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, kind)], body).into_response()
+}
+
+async fn not_found(uri: Uri) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        format!("no such page or API call: {}", uri.path()),
+    )
+}
+
+/// Runs `f` on the engine's pool and waits for it without holding a
+/// server thread.
+async fn on_pool<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T> + Send + 'static,
+) -> Result<T, ApiError> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    rayon::spawn(move || {
+        let _ = tx.send(f());
+    });
+    match rx.await {
+        Ok(answer) => answer.map_err(ApiError::bad),
+        Err(_) => Err(ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the analysis failed".into(),
+        )),
+    }
+}
+
+/// The position words a request gives, as the commands read them: a FIBS
+/// board is turned into the XGID of the same position and match state.
+fn position_of(p: &Params) -> Result<String, ApiError> {
+    let text = p.required("position")?;
+    if text.trim_start().starts_with("board:") {
+        let b = fibs::decode(text.trim()).map_err(|e| ApiError::bad(e.into()))?;
+        let input = Input {
+            position: b.position,
+            state: b.state,
+        };
+        check(&input, text).map_err(|e| ApiError::bad(e.into()))?;
+        return Ok(xgid::encode(&b.position, &b.state, 10));
+    }
+    Ok(text.to_string())
+}
+
+async fn position(Query(q): Query<Vec<(String, String)>>) -> Result<Json<Value>, ApiError> {
+    let p = Params::new(q, &["position"])?;
+    let text = position_of(&p)?;
+    Ok(Json(crate::api::position(&text).map_err(ApiError::bad)?))
+}
+
+async fn moves(Query(q): Query<Vec<(String, String)>>) -> Result<Json<Value>, ApiError> {
+    let p = Params::new(q, &["position", "dice"])?;
+    let text = position_of(&p)?;
+    let dice = p.get("dice").map(str::to_string);
+    on_pool(move || crate::api::moves(&text, dice.as_deref()))
+        .await
+        .map(Json)
+}
+
+async fn hint(
+    State(app): Shared,
+    Query(q): Query<Vec<(String, String)>>,
+) -> Result<Json<Value>, ApiError> {
+    let p = Params::new(q, &["position", "dice", "ply", "cubeless"])?;
+    let text = position_of(&p)?;
+    let dice = p.get("dice").map(str::to_string);
+    let ply = p.ply()?;
+    let equity = if p.flag("cubeless")? {
+        PlayEquity::Cubeless
+    } else {
+        PlayEquity::Cubeful
+    };
+    on_pool(move || crate::api::hint(&app.ev, &text, dice.as_deref(), ply, equity))
+        .await
+        .map(Json)
+}
+
+async fn eval(
+    State(app): Shared,
+    Query(q): Query<Vec<(String, String)>>,
+) -> Result<Json<Value>, ApiError> {
+    let p = Params::new(q, &["position", "ply"])?;
+    let (text, ply) = (position_of(&p)?, p.ply()?);
+    on_pool(move || crate::api::eval(&app.ev, &text, ply))
+        .await
+        .map(Json)
+}
+
+async fn cube(
+    State(app): Shared,
+    Query(q): Query<Vec<(String, String)>>,
+) -> Result<Json<Value>, ApiError> {
+    let p = Params::new(q, &["position", "ply"])?;
+    let (text, ply) = (position_of(&p)?, p.ply()?);
+    on_pool(move || crate::api::cube(&app.ev, &text, ply))
+        .await
+        .map(Json)
+}
+
+/// The board as SVG, from the side of the player on roll, with its dice
+/// and cube; with `play`, the board after that play of the dice.
+async fn board(Query(q): Query<Vec<(String, String)>>) -> Result<Response, ApiError> {
+    let p = Params::new(q, &["position", "dice", "play"])?;
+    let text = position_of(&p)?;
+    let input = parse_position(&text).map_err(|e| ApiError::bad(e.into()))?;
+    let dice = match p.get("dice") {
+        Some(d) => Some(
+            d.parse::<Dice>()
+                .map_err(|e| ApiError::bad(anyhow::Error::from(e)))?,
+        ),
+        None => input.state.dice,
+    };
+    let svg = board_svg(&input, dice, p.get("play")).map_err(ApiError::bad)?;
+    Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
+}
+
+fn board_svg(input: &Input, dice: Option<Dice>, play: Option<&str>) -> Result<String> {
+    let st = &input.state;
+    let cube = (!st.crawford).then(|| {
+        let value = st.cube.value() as u32;
+        match st.cube.owner {
+            None => (value, CubePlace::Middle),
+            Some(o) if o == st.on_roll => (value, CubePlace::Bottom),
+            Some(_) => (value, CubePlace::Top),
+        }
+    });
+    let mut d = Diagram {
+        id: "board",
+        mover_light: true,
+        dice,
+        cube,
+        played: None,
+        best: None,
+    };
+    let Some(text) = play else {
+        return Ok(svg::board(&input.position, &d));
+    };
+    let dice = dice.context("a play needs dice: give dice, or a position that carries them")?;
+    let c = notation::parse_move(&input.position, dice, text)?;
+    d.dice = None;
+    Ok(svg::board(&c.position, &d))
+}
+
+/// A rollout as server-sent events: `progress` events with the answer so
+/// far, then one `result` event with what `rollout --json` prints (or an
+/// `error` event). It stops when the client stops reading.
+async fn rollout(
+    State(app): Shared,
+    Query(q): Query<Vec<(String, String)>>,
+) -> Result<Response, ApiError> {
+    let p = Params::new(
+        q,
+        &[
+            "position", "dice", "trials", "ply", "truncate", "seed", "cubeful", "moves",
+        ],
+    )?;
+    let text = position_of(&p)?;
+    let dice = p.get("dice").map(str::to_string);
+    let options = RolloutOptions {
+        trials: p.number("trials", 1296, 1..=1_000_000)?,
+        truncate: p.optional_number("truncate", 1..=1000)?,
+        seed: p.number("seed", 1, 0..=u64::MAX)?,
+        threads: None,
+        level: None,
+        target_se: None,
+        no_luck: false,
+        no_quasi: false,
+    };
+    let ply = p.number("ply", 0, 0..=2)?;
+    let moves = p.number("moves", 4, 1..=100)?;
+    let cubeful = p.flag("cubeful")?;
+    let input = parse_position(&text).map_err(|e| ApiError::bad(e.into()))?;
+    let settings = options
+        .settings(&input, ply, cubeful)
+        .map_err(ApiError::bad)?;
+    let (tx, rx) = tokio::sync::mpsc::channel::<Result<Event, Infallible>>(16);
+    rayon::spawn(move || {
+        let stop = AtomicBool::new(false);
+        let mut last = Instant::now();
+        let mut progress = |trials: u32, so_far: &Value| {
+            // A closed stream is a page that stopped reading: stop too.
+            if tx.is_closed() {
+                stop.store(true, Ordering::Relaxed);
+                return;
+            }
+            if last.elapsed() >= Duration::from_millis(200) || trials == settings.trials {
+                last = Instant::now();
+                let event = Event::default().event("progress").data(
+                    json!({"trials": trials, "of": settings.trials, "answer": so_far}).to_string(),
+                );
+                let _ = tx.try_send(Ok(event));
+            }
+        };
+        let answer = rollout_cmd::answer(
+            &app.ev,
+            &input,
+            dice.as_deref(),
+            &settings,
+            moves,
+            &stop,
+            &mut progress,
+        );
+        let event = match answer {
+            Ok((v, _)) => Event::default().event("result").data(v.to_string()),
+            Err(e) => Event::default()
+                .event("error")
+                .data(json!({ "error": format!("{e:#}") }).to_string()),
+        };
+        let _ = tx.blocking_send(Ok(event));
+    });
+    let events = Sse::new(ReceiverStream::new(rx)).keep_alive(KeepAlive::default());
+    Ok(events.into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(text: &str) -> Input {
+        parse_position(text).unwrap()
+    }
+
+    #[test]
+    fn a_board_after_a_play_is_drawn_without_dice_and_a_bad_play_is_refused() {
+        let opening = input("XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10");
+        let before = board_svg(&opening, opening.state.dice, None).unwrap();
+        let after = board_svg(&opening, opening.state.dice, Some("8/5 6/5")).unwrap();
+        assert_ne!(before, after);
+        assert!(before.matches("<circle").count() > after.matches("<circle").count());
+        let e = board_svg(&opening, opening.state.dice, Some("8/2")).unwrap_err();
+        assert!(format!("{e:#}").contains("8/2"), "{e:#}");
+        let none = board_svg(&input("start"), None, Some("8/5 6/5")).unwrap_err();
+        assert!(none.to_string().contains("needs dice"), "{none}");
+    }
+
+    #[test]
+    fn a_fibs_board_is_read_as_the_xgid_of_the_same_position() {
+        let start = input("start");
+        let board = fibs::encode("you", "them", &start.position, &start.state);
+        let p = Params::new(vec![("position".into(), board)], &["position"]).unwrap();
+        let text = position_of(&p).unwrap();
+        assert!(text.starts_with("XGID="), "{text}");
+        assert_eq!(input(&text).position, start.position);
+    }
+}

@@ -1,0 +1,274 @@
+"""`sheshbesh serve`: its JSON API against the command line, and its page
+in a real browser (paste and hint, a play's board, the cube, a rollout
+with its progress and stop, bad input).
+
+The server runs as a user runs it, on a free loopback port; the API must
+answer exactly what the commands print with `--json`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any, Dict, Iterator, List, Tuple
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as ready
+from selenium.webdriver.support.ui import WebDriverWait
+
+from browser import browser, drawn, shoot  # noqa: F401 (a fixture)
+
+# The opening 31 for money and at 5-away 6-away in a 7-point match, and
+# a position before its roll.
+OPENING_31 = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"
+MATCH_POSITION = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:2:1:0:7:10"
+BEFORE_ROLL = "4HPwATDgc/ABMA:cAmgAAAAAAAE"
+
+
+class Server:
+    def __init__(self, url: str, pid: int) -> None:
+        self.url = url
+        self.pid = pid
+
+    def get(self, path: str, **params: Any) -> Tuple[int, str, str]:
+        """Status, content type and body of GET `path`?`params`."""
+        query = urllib.parse.urlencode(params)
+        try:
+            with urllib.request.urlopen(f"{self.url}{path}?{query}", timeout=120) as r:
+                return r.status, r.headers["Content-Type"], r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers["Content-Type"], e.read().decode()
+
+    def json(self, path: str, **params: Any) -> Any:
+        status, kind, body = self.get(path, **params)
+        assert status == 200, body
+        assert kind == "application/json"
+        return json.loads(body)
+
+    def error(self, path: str, **params: Any) -> Tuple[int, str]:
+        status, kind, body = self.get(path, **params)
+        assert kind == "application/json", body
+        return status, json.loads(body)["error"]
+
+    def events(self, **params: Any) -> List[Tuple[str, Any]]:
+        """The server-sent events of a whole rollout."""
+        status, kind, body = self.get("api/rollout", **params)
+        assert status == 200 and kind == "text/event-stream", body
+        out = []
+        for block in body.split("\n\n"):
+            fields = dict(line.split(":", 1) for line in block.splitlines() if ":" in line)
+            if "data" in fields:
+                out.append((fields.get("event", "message").strip(), json.loads(fields["data"])))
+        return out
+
+
+@pytest.fixture(scope="module")
+def server(cli) -> Iterator[Server]:
+    p = subprocess.Popen([str(cli.binary), "serve", "--listen", "127.0.0.1:0"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = p.stdout.readline()
+    assert line.startswith("listening on http://127.0.0.1:"), line + p.stderr.read()
+    yield Server(line.split()[-1], p.pid)
+    p.terminate()
+    p.wait(timeout=30)
+
+
+# --- the API against the command line ---------------------------------
+
+
+@pytest.mark.parametrize("position,dice,ply", [
+    (OPENING_31, None, 0), (MATCH_POSITION, None, 1), ("start", "64", 2),
+])
+def test_hint_answers_what_hint_json_prints(cli, server, position, dice, ply):
+    params: Dict[str, Any] = {"position": position, "ply": ply}
+    words = [position] + ([dice] if dice else [])
+    if dice:
+        params["dice"] = dice
+    assert server.json("api/hint", **params) == cli.json("hint", *words, "--ply", str(ply))
+    cubeless = server.json("api/hint", cubeless=1, **params)
+    assert cubeless == cli.json("hint", *words, "--ply", str(ply), "--cubeless")
+
+
+def test_cube_eval_position_and_moves_answer_as_their_commands(cli, server):
+    assert server.json("api/cube", position=BEFORE_ROLL, ply=1) == cli.json(
+        "cube", BEFORE_ROLL, "--ply", "1")
+    assert server.json("api/eval", position=BEFORE_ROLL) == cli.json("eval", BEFORE_ROLL)
+    assert server.json("api/position", position=MATCH_POSITION) == cli.json("show", MATCH_POSITION)
+    assert server.json("api/moves", position="start", dice="66") == cli.json("moves", "start", "66")
+    # A hint without dice is the cube's, as on the command line.
+    assert server.json("api/hint", position=BEFORE_ROLL) == cli.json("hint", BEFORE_ROLL)
+
+
+def test_a_fibs_board_is_read_as_the_position_it_shows(server):
+    # The opening of a 5-point match with 31 to play, as gnubg writes it.
+    text = ("board:You:Opp:5:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:"
+            "1:3:1:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:0")
+    answer = server.json("api/position", position=text)
+    assert answer["position_id"] == "4HPwATDgc/ABMA"
+    assert answer["xgid"].split(":")[4] == "31"
+    hint = server.json("api/hint", position=text)
+    assert hint["dice"] == "31" and hint["moves"][0]["move"] == "8/5 6/5"
+    status, why = server.error("api/position", position="board:You:Opp:5:0")
+    assert status == 400 and "FIBS board" in why
+
+
+def test_bad_input_is_a_400_with_the_commands_own_line(cli, server):
+    assert server.error("api/hint", position="nonsense", dice="31") == (
+        400, cli.error("hint", "nonsense", "31"))
+    assert server.error("api/hint", position="start", dice="71") == (
+        400, cli.error("hint", "start", "71"))
+    assert server.error("api/hint", position="start", dice="31", ply="9") == (
+        400, 'bad ply "9": give 0 to 4')
+    assert server.error("api/hint", position="start", dice="31", plies="2") == (
+        400, 'unknown parameter "plies": this call takes position, dice, ply, cubeless')
+    assert server.error("api/hint", dice="31") == (400, 'missing parameter "position"')
+    assert server.error("api/board.svg", position="start", dice="31", play="8/2") [0] == 400
+    assert server.error("api/rollout", position="start", trials="0") == (
+        400, 'bad trials "0": give 1 to 1000000')
+
+
+def test_no_file_of_the_machine_is_served(server):
+    for path in ("etc/passwd", "../Cargo.toml", "%2e%2e/%2e%2e/etc/passwd", "api/", "page.html"):
+        status, _ = server.error(path)
+        assert status == 404, path
+    status, kind, body = server.get("")
+    assert status == 200 and kind.startswith("text/html") and "Sheshbesh board" in body
+
+
+def test_a_rollout_streams_its_progress_and_ends_with_rollouts_json(cli, server):
+    events = server.events(position="start", trials=1296, truncate=2, seed=5)
+    kinds = [k for k, _ in events]
+    assert kinds[-1] == "result" and set(kinds[:-1]) == {"progress"} and len(kinds) >= 2
+    trials = [d["trials"] for k, d in events if k == "progress"]
+    assert trials == sorted(trials) and trials[-1] == 1296
+    assert all(d["of"] == 1296 for k, d in events if k == "progress")
+    expected = cli.json("rollout", "start", "--trials", "1296", "--truncate", "2", "--seed", "5")
+    assert events[-1][1] == expected
+    # A roll's plays, as `rollout POSITION DICE`.
+    plays = server.events(position="start", dice="31", trials=72, truncate=1, moves=2)
+    assert plays[-1][1] == cli.json("rollout", "start", "31", "--trials", "72", "--truncate",
+                                    "1", "--moves", "2")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of process `pid` so far."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_the_server_answers_while_a_rollout_runs_and_stops_it_when_left(server):
+    stream = urllib.request.urlopen(
+        f"{server.url}api/rollout?position=start&trials=1000000", timeout=120)
+    assert stream.readline() == b"event: progress\n"
+    start = time.monotonic()
+    assert server.json("api/position", position="start")["position_id"] == "4HPwATDgc/ABMA"
+    hint = server.json("api/hint", position="start", dice="31")
+    assert hint["moves"][0]["move"] == "8/5 6/5"
+    assert time.monotonic() - start < 30
+    # The reader leaves: the rollout stops after its batch, and the server
+    # idles.
+    stream.close()
+    time.sleep(2.0)
+    before = cpu_seconds(server.pid)
+    time.sleep(2.0)
+    assert cpu_seconds(server.pid) - before < 0.5
+
+
+# --- the page in a browser ---------------------------------------------
+
+
+def wait(driver, seconds=60):
+    return WebDriverWait(driver, seconds)
+
+
+def no_console_errors(driver) -> None:
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    assert errors == [], errors
+
+
+def test_paste_a_position_see_its_plays_and_the_board_after_one(cli, server, browser):
+    browser.get(server.url)
+    box = browser.find_element(By.ID, "position")
+    box.clear()
+    box.send_keys(OPENING_31)
+    browser.find_element(By.ID, "ply").send_keys("0")
+    browser.find_element(By.ID, "analyse").click()
+    rows = wait(browser).until(lambda d: d.find_elements(By.CSS_SELECTOR, "tr.play"))
+    expected = cli.json("hint", OPENING_31, "--ply", "0")["moves"]
+    assert [r.get_attribute("data-move") for r in rows] == [m["move"] for m in expected]
+    board = browser.find_element(By.CSS_SELECTOR, "#board svg.board")
+    assert drawn(board)
+    assert len(board.find_elements(By.CSS_SELECTOR, "circle")) >= 30
+    ids = browser.find_element(By.ID, "ids").text
+    assert "4HPwATDgc/ABMA" in ids
+    assert "position=XGID" in browser.current_url
+    shoot(browser, "serve-hint")
+    before = board.get_attribute("outerHTML")
+    rows[1].click()
+    wait(browser).until(lambda d: d.find_element(By.ID, "showing").is_displayed())
+    assert browser.find_element(By.ID, "showing-text").text == f"After {expected[1]['move']}."
+    after = browser.find_element(By.CSS_SELECTOR, "#board svg.board").get_attribute("outerHTML")
+    assert after != before
+    shoot(browser, "serve-after-play")
+    browser.find_element(By.ID, "back").click()
+    wait(browser).until(lambda d: not d.find_element(By.ID, "showing").is_displayed())
+    no_console_errors(browser)
+
+
+def test_the_url_opens_a_position_and_the_cube_decision_is_shown(cli, server, browser):
+    browser.get(f"{server.url}?position={urllib.parse.quote(BEFORE_ROLL)}&ply=0")
+    verdict = wait(browser).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, "#result .verdict"))[0]
+    assert verdict.text == f"Proper cube action: {cli.json('cube', BEFORE_ROLL)['action']}"
+    browser.find_element(By.ID, "cube-btn").click()
+    wait(browser).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#result .cube"))
+    shoot(browser, "serve-cube")
+    no_console_errors(browser)
+
+
+def test_bad_input_is_one_line_on_the_page(cli, server, browser):
+    browser.get(server.url)
+    box = browser.find_element(By.ID, "position")
+    box.clear()
+    box.send_keys("4HPw")
+    browser.find_element(By.ID, "analyse").click()
+    error = wait(browser).until(ready.visibility_of_element_located((By.ID, "error")))
+    assert error.text == cli.error("show", "4HPw")
+    # The browser logs the refused request itself, and nothing else.
+    severe = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert len(severe) == 1 and "status of 400" in severe[0], severe
+
+
+def test_a_rollout_fills_in_as_it_runs_and_stops_on_request(server, browser):
+    browser.get(f"{server.url}?position=start&ply=0")
+    wait(browser).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#result .verdict"))
+    trials = browser.find_element(By.ID, "trials")
+    trials.clear()
+    trials.send_keys("200000")
+    browser.find_element(By.ID, "rollout-btn").click()
+    progress = browser.find_element(By.ID, "rollout-progress")
+    wait(browser).until(lambda d: int(progress.get_attribute("value")) > 0)
+    first = int(progress.get_attribute("value"))
+    wait(browser).until(lambda d: int(progress.get_attribute("value")) > first)
+    table = browser.find_element(By.CSS_SELECTOR, "#rollout-table table")
+    assert "the position" in table.text
+    shoot(browser, "serve-rollout-running")
+    browser.find_element(By.ID, "stop-btn").click()
+    status = browser.find_element(By.ID, "rollout-status")
+    wait(browser).until(lambda d: status.text.startswith("stopped at"))
+    stopped = int(progress.get_attribute("value"))
+    assert 0 < stopped < 200000
+    assert browser.find_element(By.ID, "rollout-btn").is_enabled()
+    # A short one runs to the end.
+    trials.clear()
+    trials.send_keys("144")
+    browser.find_element(By.ID, "rollout-btn").click()
+    wait(browser).until(lambda d: status.text == "done: 144 trials")
+    shoot(browser, "serve-rollout-done")
+    no_console_errors(browser)
