@@ -205,9 +205,10 @@ enum Command {
     Play(console::PlayArgs),
     /// A local analysis board in the browser: paste or open a position,
     /// see the ranked plays, the cube decision and a rollout with live
-    /// progress. The page is built into the binary; the server listens on
-    /// this machine only unless --listen says otherwise, and answers the
-    /// JSON API under /api/ with the commands' --json answers.
+    /// progress; review a match file decision by decision. The page is
+    /// built into the binary; the server listens on this machine only
+    /// unless --listen says otherwise, and answers the JSON API under
+    /// /api/ with the commands' --json answers (docs/SERVE.md).
     Serve(serve_cmd::ServeArgs),
     /// Check verifiable dice: that SEED hashes to COMMITMENT and, given a
     /// .mat file saved by `play`, that every roll in it follows from the

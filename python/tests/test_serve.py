@@ -19,10 +19,12 @@ from typing import Any, Dict, Iterator, List, Tuple
 
 import pytest
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as ready
 from selenium.webdriver.support.ui import WebDriverWait
 
 from browser import browser, drawn, shoot  # noqa: F401 (a fixture)
+from conftest import MATCHES
 
 # The opening 31 for money and at 5-away 6-away in a 7-point match, and
 # a position before its roll.
@@ -56,16 +58,28 @@ class Server:
         assert kind == "application/json", body
         return status, json.loads(body)["error"]
 
+    def post(self, path: str, data: bytes, **params: Any) -> Tuple[int, str, str]:
+        query = urllib.parse.urlencode(params)
+        request = urllib.request.Request(f"{self.url}{path}?{query}", data=data, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=300) as r:
+                return r.status, r.headers["Content-Type"], r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers["Content-Type"], e.read().decode()
+
     def events(self, **params: Any) -> List[Tuple[str, Any]]:
         """The server-sent events of a whole rollout."""
-        status, kind, body = self.get("api/rollout", **params)
-        assert status == 200 and kind == "text/event-stream", body
-        out = []
-        for block in body.split("\n\n"):
-            fields = dict(line.split(":", 1) for line in block.splitlines() if ":" in line)
-            if "data" in fields:
-                out.append((fields.get("event", "message").strip(), json.loads(fields["data"])))
-        return out
+        return parse_events(*self.get("api/rollout", **params))
+
+
+def parse_events(status: int, kind: str, body: str) -> List[Tuple[str, Any]]:
+    assert status == 200 and kind == "text/event-stream", body
+    out = []
+    for block in body.split("\n\n"):
+        fields = dict(line.split(":", 1) for line in block.splitlines() if ":" in line)
+        if "data" in fields:
+            out.append((fields.get("event", "message").strip(), json.loads(fields["data"])))
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -180,6 +194,43 @@ def test_the_server_answers_while_a_rollout_runs_and_stops_it_when_left(server):
     assert cpu_seconds(server.pid) - before < 0.5
 
 
+MATCH = MATCHES / "05_galaxy_5pt_match2430002.mat"
+
+
+def test_a_match_review_streams_its_progress_and_ends_with_annotates_json(cli, server):
+    events = parse_events(*server.post("api/annotate", MATCH.read_bytes(), name=MATCH.name, ply=0))
+    kinds = [k for k, _ in events]
+    assert kinds[-1] == "result" and set(kinds[:-1]) == {"progress"} and len(kinds) >= 2
+    rolls = [d["rolls"] for k, d in events if k == "progress"]
+    assert rolls == sorted(rolls) and rolls[-1] == events[0][1]["of"]
+    expected = cli.json("annotate", str(MATCH), "--ply", "0")
+    expected["file"] = MATCH.name
+    assert events[-1][1] == expected
+
+
+def test_a_review_stops_when_its_reader_leaves(server):
+    request = urllib.request.Request(
+        f"{server.url}api/annotate?name={MATCH.name}&ply=3", data=MATCH.read_bytes(), method="POST")
+    stream = urllib.request.urlopen(request, timeout=120)
+    assert stream.readline() == b"event: progress\n"
+    stream.close()
+    time.sleep(2.0)
+    before = cpu_seconds(server.pid)
+    time.sleep(2.0)
+    assert cpu_seconds(server.pid) - before < 0.5
+
+
+def test_a_bad_or_oversized_upload_is_refused_with_one_line(server):
+    status, kind, body = server.post("api/annotate", b"this is no match\n", name="x.mat")
+    assert status == 400 and kind == "application/json"
+    assert json.loads(body)["error"].startswith('bad match file "x.mat": ')
+    status, kind, body = server.post("api/annotate", b"x" * (9 << 20), name="big.mat")
+    assert status == 413 and kind == "application/json"
+    assert json.loads(body)["error"] == 'bad match file "big.mat": larger than 8 MiB'
+    status, _, body = server.post("api/annotate", MATCH.read_bytes())
+    assert status == 400 and json.loads(body)["error"] == 'missing parameter "name"'
+
+
 # --- the page in a browser ---------------------------------------------
 
 
@@ -271,4 +322,46 @@ def test_a_rollout_fills_in_as_it_runs_and_stops_on_request(server, browser):
     browser.find_element(By.ID, "rollout-btn").click()
     wait(browser).until(lambda d: status.text == "done: 144 trials")
     shoot(browser, "serve-rollout-done")
+    no_console_errors(browser)
+
+
+def test_a_dropped_match_is_reviewed_and_stepped_through_by_keyboard(cli, server, browser):
+    browser.get(server.url)
+    browser.find_element(By.ID, "ply").send_keys("0")
+    browser.find_element(By.ID, "match-file").send_keys(str(MATCH))
+    body = wait(browser, 120).until(ready.visibility_of_element_located((By.ID, "review-body")))
+    expected = cli.json("annotate", str(MATCH), "--ply", "0")
+    decisions = expected["decisions"]
+    marked = [d for d in decisions if d["mark"] != "none"]
+    status = browser.find_element(By.ID, "review-status").text
+    assert status == f"{len(decisions)} decisions, {len(marked)} mistakes marked (0-ply)"
+    assert "lasse vs fcamilovski, 5-point match" in browser.find_element(By.ID, "review-title").text
+    dots = body.find_elements(By.CSS_SELECTOR, "#review-graph circle")
+    assert len(dots) == len(decisions)
+    assert len(body.find_elements(By.CSS_SELECTOR, "#mistakes li")) == len(marked)
+    # The first mistake is shown, with its board and arrows.
+    decision = browser.find_element(By.ID, "decision")
+
+    def says(d):
+        return lambda _: decision.text.startswith(f"Game {d['game']}, move {d['move']}: {d['player']}")
+
+    wait(browser).until(says(marked[0]))
+    wait(browser).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#board svg.board"))
+    shoot(browser, "serve-review")
+    actions = browser.find_element(By.TAG_NAME, "body")
+    actions.send_keys("n")
+    wait(browser).until(says(marked[1]))
+    first = decisions.index(marked[1])
+    actions.send_keys(Keys.ARROW_RIGHT)
+    wait(browser).until(says(decisions[first + 1]))
+    actions.send_keys("k")
+    wait(browser).until(says(marked[1]))
+    # A graph dot jumps to its decision.
+    dots[5].click()
+    wait(browser).until(says(decisions[5]))
+    # A take decision is drawn from the taker's side.
+    take = next(i for i, d in enumerate(decisions) if d["played"] in ("Take", "Pass"))
+    dots[take].click()
+    wait(browser).until(says(decisions[take]))
+    shoot(browser, "serve-review-take")
     no_console_errors(browser)

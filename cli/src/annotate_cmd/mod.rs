@@ -257,11 +257,7 @@ pub fn file_answer(
     ply: u32,
     checker: PlayEquity,
 ) -> (String, Row) {
-    let settings = Settings {
-        ply,
-        thresholds: Thresholds::default(),
-        checker,
-    };
+    let settings = settings(ply, checker);
     let result = isolated(|| {
         bytes
             .map_or_else(
@@ -271,6 +267,48 @@ pub fn file_answer(
             .and_then(|m| annotate::annotate(&m, ev, &settings).map_err(|e| e.to_string()))
     });
     (json_text(path, &result, &settings), Row::of(path, &result))
+}
+
+/// The settings of `annotate --ply PLY` (with `--cubeless` or not).
+fn settings(ply: u32, checker: PlayEquity) -> Settings {
+    Settings {
+        ply,
+        thresholds: Thresholds::default(),
+        checker,
+    }
+}
+
+/// The match in `bytes`, read as `annotate` reads a file named `path`
+/// (its extension tells SGF from .mat).
+pub fn read_match(path: &Path, bytes: &[u8]) -> Result<MatchFile> {
+    parse(path, bytes).map_err(|e| anyhow::anyhow!("bad match file \"{}\": {e}", path.display()))
+}
+
+/// `annotate --json`'s text for the match `m` read as `path`, calling
+/// `progress(done, of)` (from any thread) as each of its rolls is judged;
+/// `stop` ends it early with the error "stopped before the end".
+pub fn review(
+    ev: &NetEvaluator,
+    path: &Path,
+    m: &MatchFile,
+    ply: u32,
+    checker: PlayEquity,
+    progress: &(dyn Fn(u64, u64) + Sync),
+    stop: &std::sync::atomic::AtomicBool,
+) -> String {
+    let settings = settings(ply, checker);
+    let of = annotate::rolls(m);
+    let done = std::sync::atomic::AtomicU64::new(0);
+    let tick = || {
+        progress(
+            done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1,
+            of,
+        )
+    };
+    let result = isolated(|| {
+        annotate::annotate_until(m, ev, &settings, &tick, stop).map_err(|e| e.to_string())
+    });
+    json_text(path, &result, &settings)
 }
 
 /// A file annotated on its own: even a defect that panics on one file

@@ -20,17 +20,19 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+use axum::body::Body;
+use axum::extract::DefaultBodyLimit;
 use axum::extract::{Query, State};
 use axum::http::{header, StatusCode, Uri};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{json, Value};
 use sheshbesh_engine::cube::decision::PlayEquity;
 use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
 use sheshbesh_engine::formats::{fibs, notation, xgid};
-use sheshbesh_engine::Dice;
+use sheshbesh_engine::{Dice, Player};
 use tokio_stream::wrappers::ReceiverStream;
 
 use crate::input::{check, parse_position, Input};
@@ -118,6 +120,10 @@ fn router(app: Arc<App>) -> Router {
         .route("/api/cube", get(cube))
         .route("/api/board.svg", get(board))
         .route("/api/rollout", get(rollout))
+        .route(
+            "/api/annotate",
+            post(annotate).layer(DefaultBodyLimit::disable()),
+        )
         .fallback(not_found)
         .with_state(app)
 }
@@ -222,48 +228,90 @@ async fn cube(
         .map(Json)
 }
 
-/// The board as SVG, from the side of the player on roll, with its dice
-/// and cube; with `play`, the board after that play of the dice.
+/// The board as SVG, from the side of the player on roll (with `flip`,
+/// of the other player), with its dice and cube; with `play`, the board
+/// after that play of the dice; `played` and `best` draw plays of the
+/// dice as red and green arrows, as the report's diagrams do.
 async fn board(Query(q): Query<Vec<(String, String)>>) -> Result<Response, ApiError> {
-    let p = Params::new(q, &["position", "dice", "play"])?;
+    let p = Params::new(q, &["position", "dice", "play", "played", "best", "flip"])?;
     let text = position_of(&p)?;
     let input = parse_position(&text).map_err(|e| ApiError::bad(e.into()))?;
-    let dice = match p.get("dice") {
+    let dice = match p.get("dice").filter(|d| !d.is_empty()) {
         Some(d) => Some(
             d.parse::<Dice>()
                 .map_err(|e| ApiError::bad(anyhow::Error::from(e)))?,
         ),
         None => input.state.dice,
     };
-    let svg = board_svg(&input, dice, p.get("play")).map_err(ApiError::bad)?;
+    let ask = BoardAsk {
+        dice,
+        play: p.get("play"),
+        played: p.get("played"),
+        best: p.get("best"),
+        flip: p.flag("flip")?,
+    };
+    let svg = board_svg(&input, &ask).map_err(ApiError::bad)?;
     Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
 }
 
-fn board_svg(input: &Input, dice: Option<Dice>, play: Option<&str>) -> Result<String> {
+/// What a board drawing shows besides the position.
+#[derive(Default)]
+struct BoardAsk<'a> {
+    dice: Option<Dice>,
+    play: Option<&'a str>,
+    played: Option<&'a str>,
+    best: Option<&'a str>,
+    flip: bool,
+}
+
+fn board_svg(input: &Input, ask: &BoardAsk<'_>) -> Result<String> {
     let st = &input.state;
     let cube = (!st.crawford).then(|| {
         let value = st.cube.value() as u32;
-        match st.cube.owner {
-            None => (value, CubePlace::Middle),
-            Some(o) if o == st.on_roll => (value, CubePlace::Bottom),
-            Some(_) => (value, CubePlace::Top),
-        }
+        // A cube just offered sits, doubled, on the doubler's side: the
+        // player on roll's.
+        let mine = match st.cube.owner {
+            _ if st.doubled => Some(true),
+            None => None,
+            Some(o) => Some(o == st.on_roll),
+        };
+        let value = if st.doubled { 2 * value } else { value };
+        let place = match (mine, ask.flip) {
+            (None, _) => CubePlace::Middle,
+            (Some(bottom), flip) if bottom != flip => CubePlace::Bottom,
+            _ => CubePlace::Top,
+        };
+        (value, place)
     });
+    let needs_dice = || {
+        ask.dice
+            .context("a play needs dice: give dice, or a position that carries them")
+    };
+    let arrow = |text: Option<&str>| -> Result<Option<sheshbesh_engine::Move>> {
+        text.map(|t| Ok(notation::parse_move(&input.position, needs_dice()?, t)?.mv))
+            .transpose()
+    };
+    // Each player keeps a colour, as in the reports: gnubg's player 0
+    // (a match file's first player) light.
+    let bottom_is_zero = (st.on_roll == Player::Zero) != ask.flip;
     let mut d = Diagram {
         id: "board",
-        mover_light: true,
-        dice,
+        mover_light: bottom_is_zero,
+        dice: ask.dice,
         cube,
-        played: None,
-        best: None,
+        played: arrow(ask.played)?,
+        best: arrow(ask.best)?,
     };
-    let Some(text) = play else {
-        return Ok(svg::board(&input.position, &d));
-    };
-    let dice = dice.context("a play needs dice: give dice, or a position that carries them")?;
-    let c = notation::parse_move(&input.position, dice, text)?;
-    d.dice = None;
-    Ok(svg::board(&c.position, &d))
+    let mut board = input.position;
+    if let Some(text) = ask.play {
+        board = notation::parse_move(&input.position, needs_dice()?, text)?.position;
+        d.dice = None;
+    }
+    if ask.flip {
+        // The dice are the other player's, whose half is now the top.
+        (board, d.dice, d.played, d.best) = (board.swapped(), None, None, None);
+    }
+    Ok(svg::board(&board, &d))
 }
 
 /// A rollout as server-sent events: `progress` events with the answer so
@@ -337,6 +385,64 @@ async fn rollout(
     Ok(events.into_response())
 }
 
+/// The largest match file a review takes (the longest real matches are a
+/// few hundred kilobytes).
+pub const UPLOAD_LIMIT: usize = 8 << 20;
+
+/// A match review: the file's bytes are the request's body, `name` its
+/// file name (whose extension tells SGF from .mat). Server-sent events:
+/// `progress` with the rolls judged and of how many, then one `result`
+/// event with what `annotate FILE --json` prints. It stops when the
+/// client stops reading.
+async fn annotate(
+    State(app): Shared,
+    Query(q): Query<Vec<(String, String)>>,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let p = Params::new(q, &["name", "ply", "cubeless"])?;
+    let name = std::path::PathBuf::from(p.required("name")?);
+    let ply = p.ply()?;
+    let checker = if p.flag("cubeless")? {
+        PlayEquity::Cubeless
+    } else {
+        PlayEquity::Cubeful
+    };
+    let bytes = axum::body::to_bytes(body, UPLOAD_LIMIT)
+        .await
+        .map_err(|_| {
+            ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "bad match file \"{}\": larger than {} MiB",
+                    name.display(),
+                    UPLOAD_LIMIT >> 20
+                ),
+            )
+        })?;
+    let m = crate::annotate_cmd::read_match(&name, &bytes).map_err(ApiError::bad)?;
+    let (tx, rx) = tokio::sync::mpsc::channel::<Result<Event, Infallible>>(16);
+    rayon::spawn(move || {
+        let stop = AtomicBool::new(false);
+        let last = std::sync::Mutex::new(Instant::now());
+        let progress = |done: u64, of: u64| {
+            if tx.is_closed() {
+                stop.store(true, Ordering::Relaxed);
+                return;
+            }
+            let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
+            if last.elapsed() >= Duration::from_millis(200) || done == of {
+                *last = Instant::now();
+                let data = json!({ "rolls": done, "of": of }).to_string();
+                let _ = tx.try_send(Ok(Event::default().event("progress").data(data)));
+            }
+        };
+        let text = crate::annotate_cmd::review(&app.ev, &name, &m, ply, checker, &progress, &stop);
+        let _ = tx.blocking_send(Ok(Event::default().event("result").data(text)));
+    });
+    let events = Sse::new(ReceiverStream::new(rx)).keep_alive(KeepAlive::default());
+    Ok(events.into_response())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -348,14 +454,49 @@ mod tests {
     #[test]
     fn a_board_after_a_play_is_drawn_without_dice_and_a_bad_play_is_refused() {
         let opening = input("XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10");
-        let before = board_svg(&opening, opening.state.dice, None).unwrap();
-        let after = board_svg(&opening, opening.state.dice, Some("8/5 6/5")).unwrap();
+        let dice = opening.state.dice;
+        let ask = |play| BoardAsk {
+            dice,
+            play,
+            ..BoardAsk::default()
+        };
+        let before = board_svg(&opening, &ask(None)).unwrap();
+        let after = board_svg(&opening, &ask(Some("8/5 6/5"))).unwrap();
         assert_ne!(before, after);
         assert!(before.matches("<circle").count() > after.matches("<circle").count());
-        let e = board_svg(&opening, opening.state.dice, Some("8/2")).unwrap_err();
+        let e = board_svg(&opening, &ask(Some("8/2"))).unwrap_err();
         assert!(format!("{e:#}").contains("8/2"), "{e:#}");
-        let none = board_svg(&input("start"), None, Some("8/5 6/5")).unwrap_err();
+        let no_dice = BoardAsk {
+            play: Some("8/5 6/5"),
+            ..BoardAsk::default()
+        };
+        let none = board_svg(&input("start"), &no_dice).unwrap_err();
         assert!(none.to_string().contains("needs dice"), "{none}");
+    }
+
+    #[test]
+    fn arrows_are_drawn_for_the_played_and_best_plays_and_flip_turns_the_board() {
+        let opening = input("XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10");
+        let ask = BoardAsk {
+            dice: opening.state.dice,
+            played: Some("24/21 24/23"),
+            best: Some("8/5 6/5"),
+            ..BoardAsk::default()
+        };
+        let svg = board_svg(&opening, &ask).unwrap();
+        assert!(svg.contains("url(#board-played)") && svg.contains("url(#board-best)"));
+        let flipped = board_svg(
+            &opening,
+            &BoardAsk {
+                flip: true,
+                ..BoardAsk::default()
+            },
+        )
+        .unwrap();
+        // The opening is symmetric: flipped, the same points hold the
+        // other colour.
+        assert_ne!(flipped, board_svg(&opening, &BoardAsk::default()).unwrap());
+        assert!(!flipped.contains("url(#board-played)"));
     }
 
     #[test]

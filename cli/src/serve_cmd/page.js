@@ -293,6 +293,215 @@ $("cube-btn").addEventListener("click", cubeDecision);
 $("rollout-btn").addEventListener("click", rollout);
 $("stop-btn").addEventListener("click", stopRollout);
 
+// --- match review ------------------------------------------------------
+
+let review = null; // {answer, at, marked}: the match reviewed, the decision shown
+let reviewing = null; // the AbortController of a running annotation
+
+const ANSWERS = ["Take", "Pass", "Beaver"];
+
+// The first player's match-winning chance at decision `d`: each decision
+// carries its own player's.
+function firstMwc(answer, d) {
+  return d.player === answer.players[0].name ? d.mwc : 1 - d.mwc;
+}
+
+function reviewSummary(answer) {
+  const t = $("review-summary");
+  t.innerHTML = "";
+  const head = t.insertRow();
+  for (const h of ["", ...answer.players.map((p) => p.name)]) cell(head, h, true);
+  const rows = [
+    ["PR", (p) => p.pr],
+    ["error rate (mEMG a decision)", (p) => p.error_rate],
+    ["checker / cube error rate", (p) => `${p.checker_error_rate} / ${p.cube_error_rate}`],
+    ["marks: doubtful, bad, very bad", (p) => `${p.marks.doubtful || 0}, ${p.marks.bad || 0}, ${p.marks["very bad"] || 0}`],
+    ["luck (EMG)", (p) => signed(p.luck)],
+    ["rating", (p) => p.rating],
+  ];
+  for (const [label, f] of rows) {
+    const tr = t.insertRow();
+    cell(tr, label);
+    for (const p of answer.players) cell(tr, f(p));
+  }
+}
+
+function reviewGraph(answer) {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  const n = answer.decisions.length;
+  const [w, h, pad] = [760, 160, 8];
+  svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", `${answer.players[0].name}'s match-winning chance`);
+  const x = (i) => pad + (w - 2 * pad) * (n > 1 ? i / (n - 1) : 0.5);
+  const y = (m) => h - pad - (h - 2 * pad) * m;
+  const mid = document.createElementNS(ns, "line");
+  for (const [k, v] of [["x1", pad], ["x2", w - pad], ["y1", y(0.5)], ["y2", y(0.5)], ["stroke", "#bbb"]]) mid.setAttribute(k, v);
+  const line = document.createElementNS(ns, "polyline");
+  line.setAttribute("points", answer.decisions.map((d, i) => `${x(i).toFixed(1)},${y(firstMwc(answer, d)).toFixed(1)}`).join(" "));
+  line.setAttribute("fill", "none");
+  line.setAttribute("stroke", "#555");
+  const label = document.createElementNS(ns, "text");
+  for (const [k, v] of [["x", pad + 2], ["y", pad + 10], ["font-size", 11], ["fill", "#555"]]) label.setAttribute(k, v);
+  label.textContent = `${answer.players[0].name}'s match-winning chance (line at 50%)`;
+  svg.append(mid, line, label);
+  answer.decisions.forEach((d, i) => {
+    const dot = document.createElementNS(ns, "circle");
+    dot.setAttribute("cx", x(i).toFixed(1));
+    dot.setAttribute("cy", y(firstMwc(answer, d)).toFixed(1));
+    dot.setAttribute("r", d.mark === "none" ? 2.5 : 4.5);
+    dot.setAttribute("fill", d.player === answer.players[0].name ? "#1f77b4" : "#ff7f0e");
+    if (d.mark === "very bad") dot.setAttribute("stroke", "#c0392b");
+    dot.dataset.index = i;
+    const title = document.createElementNS(ns, "title");
+    title.textContent = describe(d);
+    dot.append(title);
+    dot.addEventListener("click", () => go(i));
+    svg.append(dot);
+  });
+  $("review-graph").replaceChildren(svg);
+}
+
+function describe(d) {
+  const roll = d.dice ? ` rolled ${d.dice},` : "";
+  const mark = d.mark === "none" ? "" : `, ${d.mark}`;
+  const best = d.played === d.best ? "best" : `best ${d.best}, loss ${d.equity_loss.toFixed(3)}${mark}`;
+  return `Game ${d.game}, move ${d.move}: ${d.player}${roll} ${d.played} (${best})`;
+}
+
+async function go(i) {
+  if (!review) return;
+  const ds = review.answer.decisions;
+  review.at = Math.max(0, Math.min(ds.length - 1, i));
+  const d = ds[review.at];
+  $("decision").textContent = describe(d);
+  for (const dot of document.querySelectorAll("#review-graph circle")) {
+    dot.classList.toggle("current", Number(dot.dataset.index) === review.at);
+  }
+  for (const li of document.querySelectorAll("#mistakes li")) {
+    li.classList.toggle("current", Number(li.dataset.index) === review.at);
+  }
+  const position = `${d.position_id}:${d.match_id}`;
+  const checker = d.kind === "checker";
+  current = {position, dice: d.dice || "", ply: $("ply").value, cubeless: $("cubeless").checked};
+  try {
+    const svg = await api("board.svg", {
+      position, dice: d.dice || "",
+      played: checker ? d.played : "", best: checker && d.best !== d.played ? d.best : "",
+      flip: ANSWERS.includes(d.played) || ANSWERS.includes(d.best),
+    });
+    if (review && ds[review.at] === d) {
+      $("board").innerHTML = svg;
+      $("showing").hidden = true;
+      drawIds(await api("position", {position}));
+    }
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+function nextMistake(step) {
+  if (!review || review.marked.length === 0) return;
+  const later = review.marked.filter((i) => (step > 0 ? i > review.at : i < review.at));
+  const target = later.length ? (step > 0 ? later[0] : later[later.length - 1]) : review.at;
+  go(target);
+}
+
+function showReview(answer) {
+  if (answer.error) {
+    $("review-status").textContent = "";
+    showError(answer.error);
+    return;
+  }
+  const marked = [];
+  answer.decisions.forEach((d, i) => { if (d.mark !== "none") marked.push(i); });
+  review = {answer, at: 0, marked};
+  $("review-title").textContent = `Match review: ${answer.players.map((p) => p.name).join(" vs ")}` +
+    (answer.length ? `, ${answer.length}-point match` : ", money session");
+  $("review-status").textContent = `${answer.decisions.length} decisions, ${marked.length} mistakes marked (${answer.ply}-ply)`;
+  reviewSummary(answer);
+  reviewGraph(answer);
+  const list = $("mistakes");
+  list.innerHTML = "";
+  for (const i of marked) {
+    const li = document.createElement("li");
+    li.dataset.index = i;
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = describe(answer.decisions[i]);
+    b.addEventListener("click", () => go(i));
+    li.append(b);
+    list.append(li);
+  }
+  $("review-body").hidden = false;
+  go(marked.length ? marked[0] : 0);
+}
+
+async function reviewFile(file) {
+  showError("");
+  stopRollout();
+  if (reviewing) reviewing.abort();
+  const controller = new AbortController();
+  reviewing = controller;
+  review = null;
+  $("result").innerHTML = "";
+  $("review").hidden = false;
+  $("review-body").hidden = true;
+  $("review-title").textContent = `Match review: ${file.name}`;
+  $("review-progress").value = 0;
+  $("review-status").textContent = "reading...";
+  try {
+    const body = await file.arrayBuffer();
+    const params = {name: file.name, ply: $("ply").value, cubeless: $("cubeless").checked};
+    const response = await fetch(`/api/annotate?${query(params)}`, {method: "POST", body, signal: controller.signal});
+    if (!response.ok) throw new Error((await response.json()).error);
+    await readEvents(response, (event, data) => {
+      if (event === "progress") {
+        $("review-progress").max = data.of;
+        $("review-progress").value = data.rolls;
+        $("review-status").textContent = `${data.rolls} of ${data.of} rolls judged`;
+      } else if (event === "result") {
+        $("review-progress").value = $("review-progress").max;
+        showReview(data);
+      }
+    });
+  } catch (e) {
+    if (e.name !== "AbortError") {
+      $("review-status").textContent = "";
+      showError(e.message);
+    }
+  } finally {
+    if (reviewing === controller) reviewing = null;
+  }
+}
+
+$("match-file").addEventListener("change", (e) => { if (e.target.files[0]) reviewFile(e.target.files[0]); });
+document.addEventListener("dragover", (e) => { e.preventDefault(); document.body.classList.add("dragging"); });
+document.addEventListener("dragleave", () => document.body.classList.remove("dragging"));
+document.addEventListener("drop", (e) => {
+  e.preventDefault();
+  document.body.classList.remove("dragging");
+  if (e.dataTransfer.files[0]) reviewFile(e.dataTransfer.files[0]);
+});
+$("prev-btn").addEventListener("click", () => go(review ? review.at - 1 : 0));
+$("next-btn").addEventListener("click", () => go(review ? review.at + 1 : 0));
+$("next-mistake-btn").addEventListener("click", () => nextMistake(1));
+$("analyse-decision-btn").addEventListener("click", () => {
+  if (!review) return;
+  const d = review.answer.decisions[review.at];
+  $("position").value = `${d.position_id}:${d.match_id}`;
+  $("dice").value = d.dice || "";
+  analyse(readForm());
+});
+document.addEventListener("keydown", (e) => {
+  if (!review || e.target.closest("input, select, textarea") || e.altKey || e.ctrlKey || e.metaKey) return;
+  const keys = {ArrowRight: () => go(review.at + 1), j: () => go(review.at + 1),
+                ArrowLeft: () => go(review.at - 1), k: () => go(review.at - 1),
+                n: () => nextMistake(1), p: () => nextMistake(-1)};
+  if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
+});
+
 // `/?position=ID[:MATCHID]&dice=31&ply=2` opens that position.
 (() => {
   const q = new URLSearchParams(location.search);

@@ -25,6 +25,7 @@ use crate::rules::movegen::{generate, Candidate, MoveList};
 use crate::rules::position::Position;
 use crate::rules::scoring::{GameResult, Rules, WinKind};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Thresholds of the marks, in EMG (gnubg 1.07's defaults).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -336,6 +337,9 @@ pub enum AnnotateError {
     /// The score is beyond the match equity table.
     #[error("match equity table: {0}")]
     Met(#[from] MetError),
+    /// Asked to stop before the end ([`annotate_until`]).
+    #[error("stopped before the end")]
+    Stopped,
 }
 
 /// Mean over the 36 rolls of the best play's 0-ply value (EMG), and the
@@ -395,6 +399,7 @@ struct GameRun<'a, E: Evaluator + ?Sized> {
     out: &'a mut Annotation,
     list: MoveList,
     progress: &'a (dyn Fn() + Sync),
+    stop: &'a AtomicBool,
 }
 
 impl<E: Evaluator + ?Sized> GameRun<'_, E> {
@@ -530,6 +535,19 @@ pub fn annotate_with_progress<E: Evaluator + ?Sized>(
     settings: &Settings,
     progress: &(dyn Fn() + Sync),
 ) -> Result<Annotation, AnnotateError> {
+    annotate_until(m, ev, settings, progress, &AtomicBool::new(false))
+}
+
+/// [`annotate_with_progress`] that gives up with
+/// [`AnnotateError::Stopped`] at the next roll once `stop` is set (a
+/// reader that left).
+pub fn annotate_until<E: Evaluator + ?Sized>(
+    m: &MatchFile,
+    ev: &E,
+    settings: &Settings,
+    progress: &(dyn Fn() + Sync),
+    stop: &AtomicBool,
+) -> Result<Annotation, AnnotateError> {
     let names = m.games.first().map(|g| g.names.clone()).unwrap_or_default();
     let mut out = Annotation {
         length: m.length,
@@ -569,6 +587,7 @@ pub fn annotate_with_progress<E: Evaluator + ?Sized>(
                 out: &mut part,
                 list: MoveList::new(),
                 progress,
+                stop,
             };
             annotate_game(&mut run, game, *state, rules)?;
             Ok(part)
@@ -675,6 +694,9 @@ fn annotate_game<E: Evaluator + ?Sized>(
                 played,
             } => {
                 move_number += 1;
+                if run.stop.load(Ordering::Relaxed) {
+                    return Err(AnnotateError::Stopped);
+                }
                 (run.progress)();
                 state.on_roll = me;
                 state.turn = me;
@@ -852,6 +874,25 @@ mod tests {
         assert!(a.players[1].error_rate() > 0.0);
         let played = &d.alternatives[d.played_index.unwrap()];
         assert_eq!(played.play, d.played);
+    }
+
+    #[test]
+    fn a_stopped_annotation_gives_up_at_the_next_roll() {
+        let m =
+            parse("1 point match\n Game 1\n a : 0   b : 0\n  1) 62: 24/18 13/11   61: 24/18 6/5\n")
+                .unwrap();
+        let (ev, settings) = (PipRace(20.0), Settings::default());
+        let rolls = std::sync::atomic::AtomicU64::new(0);
+        let count = || {
+            rolls.fetch_add(1, Ordering::Relaxed);
+        };
+        let go_on = AtomicBool::new(false);
+        assert!(annotate_until(&m, &ev, &settings, &count, &go_on).is_ok());
+        assert_eq!(rolls.load(Ordering::Relaxed), self::rolls(&m));
+        let stop = AtomicBool::new(true);
+        let e = annotate_until(&m, &ev, &settings, &count, &stop).unwrap_err();
+        assert!(matches!(e, AnnotateError::Stopped), "{e}");
+        assert_eq!(rolls.load(Ordering::Relaxed), self::rolls(&m));
     }
 
     #[test]
