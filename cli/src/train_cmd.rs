@@ -191,6 +191,10 @@ pub struct ExpertArgs {
     /// --positions counts the sample before this filter.
     #[arg(long, value_enum)]
     pub phase: Option<PhaseArg>,
+    /// Label and fit only the sampled positions of this class (holding
+    /// games, say); --positions counts the sample before this filter.
+    #[arg(long, value_enum, default_value = "all")]
+    pub class: ClassArg,
     /// Seed of the samples and rolls.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -259,6 +263,17 @@ pub enum ClassArg {
     /// Holding games: a side holding two or more points in the other's
     /// home board, whatever the race.
     TwoAnchors,
+}
+
+impl From<ClassArg> for PositionClass {
+    fn from(c: ClassArg) -> PositionClass {
+        match c {
+            ClassArg::All => PositionClass::All,
+            ClassArg::BackGame => PositionClass::BackGame,
+            ClassArg::Blitz => PositionClass::Blitz,
+            ClassArg::TwoAnchors => PositionClass::TwoAnchors,
+        }
+    }
 }
 
 /// What `train calibrate --fit` fits.
@@ -442,12 +457,7 @@ fn calibrate(a: CalibrateArgs, command: String) -> Result<()> {
         positions: a.positions,
         trials: a.trials,
         phase: a.phase.into(),
-        class: match a.class {
-            ClassArg::All => PositionClass::All,
-            ClassArg::BackGame => PositionClass::BackGame,
-            ClassArg::Blitz => PositionClass::Blitz,
-            ClassArg::TwoAnchors => PositionClass::TwoAnchors,
-        },
+        class: a.class.into(),
         fit: match a.fit {
             FitArg::Outputs => CalibrationFit::Outputs,
             FitArg::Net => CalibrationFit::Net {
@@ -539,6 +549,7 @@ impl ExpertArgs {
                 temperature: self.temperature,
                 anchor: self.anchor,
                 phase: self.phase.map(Phase::from),
+                class: self.class.into(),
             },
         }
     }

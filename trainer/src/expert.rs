@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use crate::adam::BatchFit;
 use crate::backprop;
+use crate::calibrate::PositionClass;
 use crate::decisions::{self, DecisionLabel};
 use crate::labels::{
     self, held_out_split, label_in_pieces, sample, Example, FitPass, LabelLines, Shard, LABEL_PIECE,
@@ -84,6 +85,9 @@ pub struct ExpertConfig {
     /// Label and fit only the positions of one phase (one net), the other
     /// net untouched; `None`: every position.
     pub phase: Option<Phase>,
+    /// Label only the sampled positions of this class (holding games,
+    /// say): the search is spent where the net chooses worst.
+    pub class: PositionClass,
 }
 
 /// Fits the nets to labelled examples: `epochs` passes at a learning rate
@@ -255,6 +259,7 @@ impl<'a> RoundLabels<'a> {
         if let Some(phase) = cfg.phase {
             positions.retain(|p| Phase::of(p) == phase);
         }
+        positions.retain(|p| cfg.class.holds(p));
         RoundLabels {
             teacher,
             cfg,
@@ -324,6 +329,7 @@ mod tests {
             cache_dir: Some(dir.to_path_buf()),
             shard: Shard::ALL,
             batch: 16,
+            class: PositionClass::All,
             temperature: 0.02,
             anchor: 1.0,
             phase: None,
@@ -364,6 +370,26 @@ mod tests {
         let read = |ext| std::fs::read_to_string(dir.join("round-1").with_extension(ext)).unwrap();
         assert_ne!(read("labels"), read("luck"));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_round_of_one_class_samples_only_that_class() {
+        let ev = crate::train::fresh(3, 32, 32, Layout::V2);
+        let cfg = |class| ExpertConfig {
+            class,
+            cache_dir: None,
+            positions: 3000,
+            ..config(LabelSource::Search, Path::new("unused"))
+        };
+        let all = RoundLabels::new(&ev, &cfg(PositionClass::All), 5).positions;
+        let holding = RoundLabels::new(&ev, &cfg(PositionClass::TwoAnchors), 5).positions;
+        assert!(!holding.is_empty() && holding.len() < all.len());
+        assert!(holding.iter().all(|p| PositionClass::TwoAnchors.holds(p)));
+        let kept: Vec<_> = all
+            .into_iter()
+            .filter(|p| PositionClass::TwoAnchors.holds(p))
+            .collect();
+        assert_eq!(holding, kept);
     }
 
     #[test]
