@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import socket
 import subprocess
 import time
 import urllib.error
@@ -192,6 +194,27 @@ def test_the_server_answers_while_a_rollout_runs_and_stops_it_when_left(server):
     before = cpu_seconds(server.pid)
     time.sleep(2.0)
     assert cpu_seconds(server.pid) - before < 0.5
+
+
+def test_ctrl_c_stops_the_server_at_once_even_mid_rollout(cli):
+    p = subprocess.Popen([str(cli.binary), "serve", "--listen", "127.0.0.1:0"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    url = p.stdout.readline().split()[-1]
+    stream = urllib.request.urlopen(f"{url}api/rollout?position=start&trials=1000000", timeout=60)
+    assert stream.readline() == b"event: progress\n"
+    p.send_signal(signal.SIGINT)
+    assert p.wait(timeout=10) == 0
+    assert p.stderr.read() == ""
+    stream.close()
+
+
+def test_a_busy_port_is_one_line(cli):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        why = cli.error("serve", "--listen", f"127.0.0.1:{port}")
+    assert why.startswith(f'bad --listen "127.0.0.1:{port}": cannot listen there: '), why
 
 
 MATCH = MATCHES / "05_galaxy_5pt_match2430002.mat"

@@ -67,8 +67,9 @@ const PAGE: &str = include_str!("page.html");
 const SCRIPT: &str = include_str!("page.js");
 const STYLE: &str = include_str!("page.css");
 
-/// Runs the server until Ctrl-C; the first line on stdout is the address
-/// it listens on (`listening on http://127.0.0.1:8080/`).
+/// Runs the server until Ctrl-C, which stops it and any analysis at
+/// once; the first line on stdout is the address it listens on
+/// (`listening on http://127.0.0.1:8080/`).
 pub fn run(a: ServeArgs) -> Result<()> {
     let ev = crate::nets::load(a.weights.file())?;
     let app = Arc::new(App { ev });
@@ -89,12 +90,12 @@ pub fn run(a: ServeArgs) -> Result<()> {
         if a.open && webbrowser::open(&url).is_err() {
             eprintln!("sheshbesh: could not open a browser; open {url} yourself");
         }
-        axum::serve(listener, router(app))
-            .with_graceful_shutdown(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
-            .await
-            .context("serving")
+        // Ctrl-C ends the server at once: a rollout's open stream would
+        // hold a graceful shutdown until its last trial.
+        tokio::select! {
+            served = axum::serve(listener, router(app)) => served.context("serving"),
+            _ = tokio::signal::ctrl_c() => Ok(()),
+        }
     })
 }
 
