@@ -292,6 +292,19 @@ def test_paste_a_position_see_its_plays_and_the_board_after_one(cli, server, bro
     shoot(browser, "serve-after-play")
     browser.find_element(By.ID, "back").click()
     wait(browser).until(lambda d: not d.find_element(By.ID, "showing").is_displayed())
+    # Swapping sides draws the board from the other player.
+    def shown(d) -> str:
+        return d.execute_script("return document.querySelector('#board svg.board').outerHTML")
+
+    board = shown(browser)
+    browser.find_element(By.ID, "flip").click()
+    wait(browser).until(lambda d: shown(d) != board)
+    flipped = browser.execute_script(
+        "const t = document.createElement('div'); t.innerHTML = arguments[0];"
+        " return t.querySelector('svg').outerHTML",
+        server.get("api/board.svg", position=OPENING_31, flip=1)[2])
+    assert shown(browser) == flipped
+    browser.find_element(By.ID, "flip").click()
     no_console_errors(browser)
 
 

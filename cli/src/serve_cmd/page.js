@@ -35,7 +35,7 @@ async function api(path, params) {
 }
 
 async function drawBoard(play) {
-  const svg = await api("board.svg", {position: current.position, dice: current.dice, play});
+  const svg = await api("board.svg", {position: current.position, dice: current.dice, play, flip: $("flip").checked});
   $("board").innerHTML = svg;
   $("showing").hidden = !play;
   $("showing-text").textContent = play ? `After ${play}.` : "";
@@ -290,6 +290,10 @@ async function rollout() {
 $("ask").addEventListener("submit", (e) => { e.preventDefault(); analyse(readForm()); });
 $("back").addEventListener("click", (e) => { e.preventDefault(); drawBoard(null).catch((err) => showError(err.message)); });
 $("cube-btn").addEventListener("click", cubeDecision);
+$("flip").addEventListener("change", () => {
+  if (review) go(review.at);
+  else if (current) drawBoard($("showing").hidden ? null : document.querySelector("tr.play.shown")?.dataset.move).catch((e) => showError(e.message));
+});
 $("rollout-btn").addEventListener("click", rollout);
 $("stop-btn").addEventListener("click", stopRollout);
 
@@ -389,7 +393,7 @@ async function go(i) {
     const svg = await api("board.svg", {
       position, dice: d.dice || "",
       played: checker ? d.played : "", best: checker && d.best !== d.played ? d.best : "",
-      flip: ANSWERS.includes(d.played) || ANSWERS.includes(d.best),
+      flip: (ANSWERS.includes(d.played) || ANSWERS.includes(d.best)) !== $("flip").checked,
     });
     if (review && ds[review.at] === d) {
       $("board").innerHTML = svg;
