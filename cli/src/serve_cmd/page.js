@@ -509,7 +509,9 @@ document.addEventListener("keydown", (e) => {
 // `/?position=ID[:MATCHID]&dice=31&ply=2` opens that position.
 (() => {
   const q = new URLSearchParams(location.search);
-  $("position").value = q.get("position") || "start";
+  // A "+" of a Position ID typed into a URL by hand arrives as a space;
+  // no position text has spaces.
+  $("position").value = (q.get("position") || "start").replace(/ /g, "+");
   $("dice").value = q.get("dice") || "";
   if (q.get("ply")) $("ply").value = q.get("ply");
   $("cubeless").checked = q.get("cubeless") === "1";
