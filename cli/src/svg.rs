@@ -120,6 +120,10 @@ pub struct Diagram<'a> {
     pub played: Option<Move>,
     /// The best play, in green.
     pub best: Option<Move>,
+    /// Invisible click targets over each point (`data-point` 1 to 24,
+    /// the decider's numbering) and the bar (25), for a board that is
+    /// set up by clicking.
+    pub spots: bool,
 }
 
 /// A die showing `n` at (x, y), its top left corner.
@@ -261,8 +265,31 @@ pub fn board(pos: &Position, d: &Diagram<'_>) -> String {
     if let Some(m) = d.best {
         arrows(&mut svg, pos, m, "#1e8449", &best_marker);
     }
+    if d.spots {
+        spots(&mut svg);
+    }
     svg.push_str("</svg>");
     svg
+}
+
+/// The click targets of [`Diagram::spots`]: a point's half of the board,
+/// the bar's whole height.
+fn spots(svg: &mut String) {
+    let half = (H - 2.0 * MARGIN) / 2.0;
+    for p in 1..=24u8 {
+        let y = if bottom(p) { H / 2.0 } else { MARGIN };
+        let _ = write!(
+            svg,
+            r##"<rect class="spot" data-point="{p}" x="{:.1}" y="{y:.1}" width="{PT}" height="{half:.1}" fill="transparent"/>"##,
+            x_of(p) - PT / 2.0
+        );
+    }
+    let _ = write!(
+        svg,
+        r##"<rect class="spot" data-point="25" x="{:.1}" y="{MARGIN}" width="{BAR_W}" height="{:.1}" fill="transparent"/>"##,
+        x_of(25) - BAR_W / 2.0,
+        H - 2.0 * MARGIN
+    );
 }
 
 #[cfg(test)]
@@ -277,6 +304,7 @@ mod tests {
             cube: None,
             played: None,
             best: None,
+            spots: false,
         }
     }
 
@@ -340,6 +368,24 @@ mod tests {
             })
             .collect();
         assert_eq!(ends.len(), 3, "{svg}");
+    }
+
+    #[test]
+    fn spots_cover_every_point_and_the_bar_only_when_asked() {
+        let plain_board = board(&Position::start(), &plain("a"));
+        assert!(!plain_board.contains("class=\"spot\""));
+        let d = Diagram {
+            spots: true,
+            ..plain("a")
+        };
+        let svg = board(&Position::start(), &d);
+        let points: Vec<&str> = svg
+            .split("data-point=\"")
+            .skip(1)
+            .map(|s| s.split('"').next().unwrap())
+            .collect();
+        let expected: Vec<String> = (1..=25).map(|p: u32| p.to_string()).collect();
+        assert_eq!(points, expected);
     }
 
     #[test]

@@ -20,6 +20,7 @@ import urllib.request
 from typing import Any, Dict, Iterator, List, Tuple
 
 import pytest
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as ready
@@ -147,6 +148,32 @@ def test_bad_input_is_a_400_with_the_commands_own_line(cli, server):
     assert server.error("api/board.svg", position="start", dice="31", play="8/2") [0] == 400
     assert server.error("api/rollout", position="start", trials="0") == (
         400, 'bad trials "0": give 1 to 1000000')
+
+
+START = [0, 0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0]
+
+
+def counts(board) -> str:
+    return ",".join(map(str, board))
+
+
+def test_a_position_set_up_from_counts_is_shown_as_show_shows_it(cli, server):
+    assert server.json("api/setup", on_roll=counts(START), opponent=counts(START)) == cli.json(
+        "show", "start")
+    # One of the mover's back checkers on the bar.
+    mine = START[:]
+    mine[24], mine[0] = 1, 1
+    shown = server.json("api/setup", on_roll=counts(mine), opponent=counts(START))
+    assert shown["board"]["on_roll"] == mine
+    assert server.json("api/position", position=shown["position_id"]) == shown
+    sixteen = START[:-1] + [1]
+    assert server.error("api/setup", on_roll=counts(START), opponent=counts(sixteen)) == (
+        400, f'bad opponent "{counts(sixteen)}": the counts add up to 16 checkers, not 15')
+    theirs = START[:]
+    theirs[24], theirs[1] = 0, 2  # their 1 point is the mover's 24 point
+    status, why = server.error("api/setup", on_roll=counts(START), opponent=counts(theirs))
+    assert status == 400 and why == "bad position: both sides have checkers on point 24"
+    assert server.error("api/setup", on_roll="1,2", opponent=counts(START))[0] == 400
 
 
 def test_no_file_of_the_machine_is_served(server):
@@ -400,4 +427,50 @@ def test_a_dropped_match_is_reviewed_and_stepped_through_by_keyboard(cli, server
     dots[take].click()
     wait(browser).until(says(decisions[take]))
     shoot(browser, "serve-review-take")
+    no_console_errors(browser)
+
+
+def test_a_position_is_set_up_by_clicking_the_board(cli, server, browser):
+    browser.get(f"{server.url}?position=start&ply=0")
+    wait(browser).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#result .verdict"))
+    browser.find_element(By.ID, "edit").click()
+
+    def spot(point):
+        return browser.find_element(By.CSS_SELECTOR, f'#board rect.spot[data-point="{point}"]')
+
+    def position_id():
+        return browser.find_element(By.ID, "position").get_attribute("value")
+
+    # Take one of the mover's 6-point checkers off, put it on its 5 point,
+    # then give the other side one on the bar (shift-click the bar).
+    ActionChains(browser).context_click(spot(6)).perform()
+    wait(browser).until(lambda d: position_id() != "start")
+    after_off = position_id()
+    spot(5).click()
+    wait(browser).until(lambda d: position_id() != after_off)
+    expected = cli.json("show", "start")["board"]
+    expected["on_roll"][6], expected["on_roll"][5] = 4, 1
+    moved = cli.json("show", position_id())["board"]
+    assert moved["on_roll"] == expected["on_roll"]
+    before_bar = position_id()
+    # The other side has all 15 on the board: a checker must come off first.
+    ActionChains(browser).key_down(Keys.SHIFT).click(spot(25)).key_up(Keys.SHIFT).perform()
+    error = wait(browser).until(ready.visibility_of_element_located((By.ID, "error")))
+    assert error.text.startswith("all 15 of that side's checkers are on the board")
+    # Their 13 point is the board's 12: right-click takes one of theirs off.
+    ActionChains(browser).context_click(spot(12)).perform()
+    wait(browser).until(lambda d: position_id() != before_bar)
+    off = position_id()
+    ActionChains(browser).key_down(Keys.SHIFT).click(spot(25)).key_up(Keys.SHIFT).perform()
+    wait(browser).until(lambda d: position_id() != off)
+    board = cli.json("show", position_id())["board"]
+    assert board["opponent"][0] == 1 and board["opponent"][13] == 4
+    shoot(browser, "serve-setup")
+    # The set-up position is analysed as any other.
+    browser.find_element(By.ID, "dice").send_keys("31")
+    browser.find_element(By.ID, "analyse").click()
+    rows = wait(browser).until(lambda d: d.find_elements(By.CSS_SELECTOR, "tr.play"))
+    best = cli.json("hint", position_id(), "31")["moves"][0]["move"]
+    assert rows[0].get_attribute("data-move") == best
+    browser.find_element(By.ID, "edit").click()
     no_console_errors(browser)

@@ -513,6 +513,7 @@ td:first-child{{text-align:left}}.m{{margin:1.5em 0;padding:1em;border:1px solid
             cube: cube_of(d),
             played,
             best,
+            spots: false,
         };
         s.push_str(&svg::board(&d.decider_board(), &diagram));
         s.push('\n');

@@ -31,8 +31,8 @@ use axum::{Json, Router};
 use serde_json::{json, Value};
 use sheshbesh_engine::cube::decision::PlayEquity;
 use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
-use sheshbesh_engine::formats::{fibs, notation, xgid};
-use sheshbesh_engine::{Dice, Player};
+use sheshbesh_engine::formats::{fibs, notation, position_id, xgid};
+use sheshbesh_engine::{Dice, Player, Position};
 use tokio_stream::wrappers::ReceiverStream;
 
 use crate::input::{check, parse_position, Input};
@@ -120,6 +120,7 @@ fn router(app: Arc<App>) -> Router {
         .route("/api/eval", get(eval))
         .route("/api/cube", get(cube))
         .route("/api/board.svg", get(board))
+        .route("/api/setup", get(setup))
         .route("/api/rollout", get(rollout))
         .route(
             "/api/annotate",
@@ -302,6 +303,7 @@ fn board_svg(input: &Input, ask: &BoardAsk<'_>) -> Result<String> {
         cube,
         played: arrow(ask.played)?,
         best: arrow(ask.best)?,
+        spots: true,
     };
     let mut board = input.position;
     if let Some(text) = ask.play {
@@ -313,6 +315,44 @@ fn board_svg(input: &Input, ask: &BoardAsk<'_>) -> Result<String> {
         (board, d.dice, d.played, d.best) = (board.swapped(), None, None, None);
     }
     Ok(svg::board(&board, &d))
+}
+
+/// A position set up by hand: `on_roll` and `opponent` are each side's
+/// checkers as `show --json` gives them (26 counts: the bar, points 1 to
+/// 24 in that side's numbering, borne off). The answer is `show --json`
+/// of that position (money, before the roll).
+async fn setup(Query(q): Query<Vec<(String, String)>>) -> Result<Json<Value>, ApiError> {
+    let p = Params::new(q, &["on_roll", "opponent"])?;
+    let side = |name: &str| -> Result<([u8; 24], u8), ApiError> {
+        let text = p.required(name)?;
+        let wrong = || {
+            ApiError::said(format!(
+                "bad {name} \"{text}\": give 26 counts separated by commas (the bar, points 1 to 24, borne off)"
+            ))
+        };
+        let counts = text
+            .split(',')
+            .map(|c| c.trim().parse::<u8>())
+            .collect::<Result<Vec<u8>, _>>()
+            .map_err(|_| wrong())?;
+        if counts.len() != 26 {
+            return Err(wrong());
+        }
+        let total: u32 = counts.iter().map(|&c| u32::from(c)).sum();
+        if total != 15 {
+            return Err(ApiError::said(format!(
+                "bad {name} \"{text}\": the counts add up to {total} checkers, not 15"
+            )));
+        }
+        let mut points = [0u8; 24];
+        points.copy_from_slice(&counts[1..25]);
+        Ok((points, counts[0]))
+    };
+    let ((me, me_bar), (opp, opp_bar)) = (side("on_roll")?, side("opponent")?);
+    let pos = Position::from_sides(&me, me_bar, &opp, opp_bar)
+        .map_err(|e| ApiError::said(format!("bad position: {e}")))?;
+    let answer = crate::api::position(&position_id::encode(&pos)).map_err(ApiError::bad)?;
+    Ok(Json(answer))
 }
 
 /// A rollout as server-sent events: `progress` events with the answer so

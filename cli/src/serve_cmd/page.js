@@ -8,6 +8,7 @@ const pct = (x) => (100 * x).toFixed(2);
 const signed = (x) => (x >= 0 ? "+" : "") + x.toFixed(3);
 
 let current = null; // {position, dice, ply, cubeless}: what the page shows
+let shownBoard = null; // the board arrays of the position shown (show --json's)
 let running = null; // the AbortController of a running rollout
 
 function showError(message) {
@@ -45,6 +46,7 @@ async function drawBoard(play) {
 }
 
 function drawIds(shown) {
+  shownBoard = shown.board;
   const ids = $("ids");
   ids.innerHTML = "";
   const rows = [
@@ -296,6 +298,78 @@ $("flip").addEventListener("change", () => {
 });
 $("rollout-btn").addEventListener("click", rollout);
 $("stop-btn").addEventListener("click", stopRollout);
+
+// --- setting a position up by clicking ---------------------------------
+
+const OPENING = [0, 0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0];
+
+// Each side's counts are show --json's: the bar, points 1 to 24 in that
+// side's own numbering, borne off. The board's point p is the bottom
+// player's p and the other player's 25 - p; the bar is index 0 for both.
+function edited(board, point, who, remove) {
+  const me = [...board.on_roll], opp = [...board.opponent];
+  const mine = point === 25 ? 0 : point, theirs = point === 25 ? 0 : 25 - point;
+  if (remove) {
+    const [side, i] = who === "opp" || (point !== 25 && opp[theirs] > 0) ? [opp, theirs] : [me, mine];
+    if (side[i] === 0) return null;
+    side[i] -= 1;
+    side[25] += 1;
+    return {on_roll: me, opponent: opp};
+  }
+  const [side, i, other, j] = who === "opp" ? [opp, theirs, me, mine] : [me, mine, opp, theirs];
+  if (point !== 25) {
+    // A point is one side's: the other's checkers there go off.
+    other[25] += other[j];
+    other[j] = 0;
+  }
+  if (side[25] === 0) throw new Error("all 15 of that side's checkers are on the board: right-click one off first");
+  side[25] -= 1;
+  side[i] += 1;
+  return {on_roll: me, opponent: opp};
+}
+
+async function setUp(board) {
+  showError("");
+  try {
+    const shown = await api("setup", {on_roll: board.on_roll.join(","), opponent: board.opponent.join(",")});
+    current = {position: shown.xgid, dice: "", ply: $("ply").value, cubeless: $("cubeless").checked};
+    review = null;
+    $("position").value = shown.position_id;
+    $("dice").value = "";
+    $("result").innerHTML = "";
+    drawIds(shown);
+    await drawBoard(null);
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+function spotClicked(e, remove) {
+  if (!$("edit").checked || !shownBoard) return;
+  const spot = e.target.closest(".spot");
+  if (!spot) return;
+  e.preventDefault();
+  try {
+    const board = edited(shownBoard, Number(spot.dataset.point), e.shiftKey ? "opp" : "me", remove);
+    if (board) setUp(board);
+  } catch (err) {
+    showError(err.message);
+  }
+}
+
+$("board").addEventListener("click", (e) => spotClicked(e, false));
+$("board").addEventListener("contextmenu", (e) => spotClicked(e, true));
+$("edit").addEventListener("change", () => {
+  $("edit-tools").hidden = !$("edit").checked;
+  document.body.classList.toggle("editing", $("edit").checked);
+  if ($("edit").checked && $("flip").checked) $("flip").click();
+});
+$("clear-btn").addEventListener("click", () => {
+  // A position needs a checker on each side.
+  const one = [0, 1, ...Array(23).fill(0), 14];
+  setUp({on_roll: one, opponent: [...one]});
+});
+$("opening-btn").addEventListener("click", () => setUp({on_roll: OPENING, opponent: OPENING}));
 
 // --- match review ------------------------------------------------------
 

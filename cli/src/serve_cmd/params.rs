@@ -28,7 +28,8 @@ impl ApiError {
         ApiError::new(StatusCode::BAD_REQUEST, format!("{e:#}"))
     }
 
-    fn said(message: String) -> ApiError {
+    /// Bad input in words of the server's own.
+    pub fn said(message: String) -> ApiError {
         ApiError::new(StatusCode::BAD_REQUEST, message)
     }
 }
