@@ -10,8 +10,9 @@ use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 use sheshbesh_engine::evaluation::weights;
 
-use crate::calibrate::{CalibrationFit, PositionClass};
+use crate::calibrate::CalibrationFit;
 use crate::checkpoint::Provenance;
+use crate::classes::PositionClass;
 
 /// The first line of the block in a model card.
 pub const BEGIN: &str =

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use crate::adam::BatchFit;
 use crate::backprop;
-use crate::calibrate::PositionClass;
+use crate::classes::PositionClass;
 use crate::decisions::{self, DecisionLabel};
 use crate::labels::{
     self, held_out_split, label_in_pieces, sample, Example, FitPass, LabelLines, Shard, LABEL_PIECE,

@@ -286,7 +286,7 @@ mod tests {
                 temperature: 0.02,
                 anchor: 1.0,
                 phase: None,
-                class: crate::calibrate::PositionClass::All,
+                class: crate::classes::PositionClass::All,
             },
         }
     }

@@ -16,6 +16,8 @@
 //!   them; [`schedule`]: learning rates;
 //! - [`calibrate`]: a net fitted to its own rollouts (each output's
 //!   logit rescaled, or the whole net), the chances cube decisions price;
+//!   [`classes`]: the kinds of position (back games, blitzes, holding
+//!   games) that calibration and expert rounds can be spent on;
 //! - [`jobs`]: the jobs that start from a checkpoint, each with its own
 //!   config: rounds of expert iteration, a round's labelling handed out in
 //!   pieces, calibration.
@@ -29,6 +31,7 @@ pub mod backprop;
 pub mod calibrate;
 pub mod card;
 pub mod checkpoint;
+pub mod classes;
 pub mod decisions;
 pub mod expert;
 pub mod jobs;
