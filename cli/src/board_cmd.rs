@@ -30,12 +30,25 @@ pub fn show_answer(parts: &[&str], home_left: bool) -> Result<(Value, String)> {
         v
     };
     let (pips_me, pips_opp) = pos.pips();
+    let (me, them) = (state.on_roll.index(), 1 - state.on_roll.index());
+    let owner = match state.cube.owner {
+        None => "centre",
+        Some(o) if o == state.on_roll => "on_roll",
+        Some(_) => "opponent",
+    };
     let v = json!({
         "position_id": position_id::encode(&pos),
         "match_id": sheshbesh_engine::formats::match_id::encode(&state),
         "xgid": xgid::encode(&pos, &state, 10),
         "board": { "on_roll": side(&pos.me), "opponent": side(&pos.opp) },
         "pips": { "on_roll": pips_me, "opponent": pips_opp },
+        "match": {
+            "length": state.length,
+            "score": { "on_roll": state.score[me], "opponent": state.score[them] },
+            "crawford": state.crawford,
+        },
+        "cube": { "value": state.cube.value(), "owner": owner },
+        "dice": state.dice.map(|d| d.to_string()),
     });
     Ok((v, board::draw(&pos, &state, home_left)))
 }

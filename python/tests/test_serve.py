@@ -116,7 +116,11 @@ def test_cube_eval_position_and_moves_answer_as_their_commands(cli, server):
     assert server.json("api/cube", position=BEFORE_ROLL, ply=1) == cli.json(
         "cube", BEFORE_ROLL, "--ply", "1")
     assert server.json("api/eval", position=BEFORE_ROLL) == cli.json("eval", BEFORE_ROLL)
-    assert server.json("api/position", position=MATCH_POSITION) == cli.json("show", MATCH_POSITION)
+    shown = server.json("api/position", position=MATCH_POSITION)
+    assert shown == cli.json("show", MATCH_POSITION)
+    assert shown["match"] == {"length": 7, "score": {"on_roll": 2, "opponent": 1},
+                              "crawford": False}
+    assert shown["cube"] == {"value": 1, "owner": "centre"} and shown["dice"] == "31"
     assert server.json("api/moves", position="start", dice="66") == cli.json("moves", "start", "66")
     # A hint without dice is the cube's, as on the command line.
     assert server.json("api/hint", position=BEFORE_ROLL) == cli.json("hint", BEFORE_ROLL)
@@ -308,7 +312,7 @@ def test_paste_a_position_see_its_plays_and_the_board_after_one(cli, server, bro
     assert drawn(board)
     assert len(board.find_elements(By.CSS_SELECTOR, "circle")) >= 30
     ids = browser.find_element(By.ID, "ids").text
-    assert "4HPwATDgc/ABMA" in ids
+    assert "4HPwATDgc/ABMA" in ids and "money game; cube 1, centred" in ids
     assert "position=XGID" in browser.current_url
     shoot(browser, "serve-hint")
     before = board.get_attribute("outerHTML")
@@ -340,6 +344,9 @@ def test_the_url_opens_a_position_and_the_cube_decision_is_shown(cli, server, br
     browser.get(f"{server.url}?position={urllib.parse.quote(BEFORE_ROLL)}&ply=0")
     verdict = wait(browser).until(
         lambda d: d.find_elements(By.CSS_SELECTOR, "#result .verdict"))[0]
+    shown = cli.json("show", BEFORE_ROLL)["match"]
+    score = f"{shown['score']['on_roll']} (on roll) - {shown['score']['opponent']} in a {shown['length']}-point match"
+    assert score in browser.find_element(By.ID, "ids").text
     assert verdict.text == f"Proper cube action: {cli.json('cube', BEFORE_ROLL)['action']}"
     browser.find_element(By.ID, "cube-btn").click()
     wait(browser).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#result .cube"))

@@ -45,6 +45,14 @@ async function drawBoard(play) {
   }
 }
 
+function scoreText(shown) {
+  const m = shown.match;
+  const owner = {centre: "centred", on_roll: "owned by the player on roll", opponent: "owned by the opponent"}[shown.cube.owner];
+  const cube = m.crawford ? "no cube (Crawford game)" : `cube ${shown.cube.value}, ${owner}`;
+  if (m.length === 0) return `money game; ${cube}`;
+  return `${m.score.on_roll} (on roll) - ${m.score.opponent} in a ${m.length}-point match; ${cube}`;
+}
+
 function drawIds(shown) {
   shownBoard = shown.board;
   const ids = $("ids");
@@ -52,6 +60,7 @@ function drawIds(shown) {
   const rows = [
     ["Position ID", shown.position_id], ["Match ID", shown.match_id], ["XGID", shown.xgid],
     ["Pips", `${shown.pips.on_roll} (on roll) - ${shown.pips.opponent}`],
+    ["Score", scoreText(shown)],
   ];
   for (const [k, v] of rows) {
     const dt = document.createElement("dt");
