@@ -29,13 +29,12 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{json, Value};
-use sheshbesh_engine::cube::decision::PlayEquity;
 use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
-use sheshbesh_engine::formats::{fibs, notation, position_id, xgid};
+use sheshbesh_engine::formats::{notation, position_id, xgid};
 use sheshbesh_engine::{Dice, Player, Position};
 use tokio_stream::wrappers::ReceiverStream;
 
-use crate::input::{check, parse_position, Input};
+use crate::input::{parse_position, Input};
 use crate::nets::WeightsArg;
 use crate::rollout_cmd::{self, RolloutOptions};
 use crate::svg::{self, CubePlace, Diagram};
@@ -164,12 +163,7 @@ async fn on_pool<T: Send + 'static>(
 fn position_of(p: &Params) -> Result<String, ApiError> {
     let text = p.required("position")?;
     if text.trim_start().starts_with("board:") {
-        let b = fibs::decode(text.trim()).map_err(|e| ApiError::bad(e.into()))?;
-        let input = Input {
-            position: b.position,
-            state: b.state,
-        };
-        check(&input, text).map_err(|e| ApiError::bad(e.into()))?;
+        let b = crate::protocol::read_board(text).map_err(ApiError::bad)?;
         return Ok(xgid::encode(&b.position, &b.state, 10));
     }
     Ok(text.to_string())
@@ -198,11 +192,7 @@ async fn hint(
     let text = position_of(&p)?;
     let dice = p.get("dice").map(str::to_string);
     let ply = p.ply()?;
-    let equity = if p.flag("cubeless")? {
-        PlayEquity::Cubeless
-    } else {
-        PlayEquity::Cubeful
-    };
+    let equity = p.play_equity()?;
     on_pool(move || crate::api::hint(&app.ev, &text, dice.as_deref(), ply, equity))
         .await
         .map(Json)
@@ -387,23 +377,13 @@ async fn rollout(
     let settings = options
         .settings(&input, ply, cubeful)
         .map_err(ApiError::bad)?;
-    let (tx, rx) = tokio::sync::mpsc::channel::<Result<Event, Infallible>>(16);
+    let (events, response) = Events::open();
     rayon::spawn(move || {
-        let stop = AtomicBool::new(false);
-        let mut last = Instant::now();
         let mut progress = |trials: u32, so_far: &Value| {
-            // A closed stream is a page that stopped reading: stop too.
-            if tx.is_closed() {
-                stop.store(true, Ordering::Relaxed);
-                return;
-            }
-            if last.elapsed() >= Duration::from_millis(200) || trials == settings.trials {
-                last = Instant::now();
-                let event = Event::default().event("progress").data(
-                    json!({"trials": trials, "of": settings.trials, "answer": so_far}).to_string(),
-                );
-                let _ = tx.try_send(Ok(event));
-            }
+            events.progress(
+                trials == settings.trials,
+                || json!({"trials": trials, "of": settings.trials, "answer": so_far}),
+            );
         };
         let answer = rollout_cmd::answer(
             &app.ev,
@@ -411,19 +391,15 @@ async fn rollout(
             dice.as_deref(),
             &settings,
             moves,
-            &stop,
+            &events.stop,
             &mut progress,
         );
-        let event = match answer {
-            Ok((v, _)) => Event::default().event("result").data(v.to_string()),
-            Err(e) => Event::default()
-                .event("error")
-                .data(json!({ "error": format!("{e:#}") }).to_string()),
-        };
-        let _ = tx.blocking_send(Ok(event));
+        match answer {
+            Ok((v, _)) => events.finish("result", v.to_string()),
+            Err(e) => events.finish("error", json!({ "error": format!("{e:#}") }).to_string()),
+        }
     });
-    let events = Sse::new(ReceiverStream::new(rx)).keep_alive(KeepAlive::default());
-    Ok(events.into_response())
+    Ok(response)
 }
 
 /// The largest match file a review takes (the longest real matches are a
@@ -443,11 +419,7 @@ async fn annotate(
     let p = Params::new(q, &["name", "ply", "cubeless"])?;
     let name = std::path::PathBuf::from(p.required("name")?);
     let ply = p.ply()?;
-    let checker = if p.flag("cubeless")? {
-        PlayEquity::Cubeless
-    } else {
-        PlayEquity::Cubeful
-    };
+    let checker = p.play_equity()?;
     let bytes = axum::body::to_bytes(body, UPLOAD_LIMIT)
         .await
         .map_err(|_| {
@@ -461,32 +433,67 @@ async fn annotate(
             )
         })?;
     let m = crate::annotate_cmd::read_match(&name, &bytes).map_err(ApiError::bad)?;
-    let (tx, rx) = tokio::sync::mpsc::channel::<Result<Event, Infallible>>(16);
+    let (events, response) = Events::open();
     rayon::spawn(move || {
-        let stop = AtomicBool::new(false);
-        let last = std::sync::Mutex::new(Instant::now());
         let progress = |done: u64, of: u64| {
-            if tx.is_closed() {
-                stop.store(true, Ordering::Relaxed);
-                return;
-            }
-            let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
-            if last.elapsed() >= Duration::from_millis(200) || done == of {
-                *last = Instant::now();
-                let data = json!({ "rolls": done, "of": of }).to_string();
-                let _ = tx.try_send(Ok(Event::default().event("progress").data(data)));
-            }
+            events.progress(done == of, || json!({ "rolls": done, "of": of }));
         };
-        let text = crate::annotate_cmd::review(&app.ev, &name, &m, ply, checker, &progress, &stop);
-        let _ = tx.blocking_send(Ok(Event::default().event("result").data(text)));
+        let text =
+            crate::annotate_cmd::review(&app.ev, &name, &m, ply, checker, &progress, &events.stop);
+        events.finish("result", text);
     });
-    let events = Sse::new(ReceiverStream::new(rx)).keep_alive(KeepAlive::default());
-    Ok(events.into_response())
+    Ok(response)
+}
+
+/// The server-sent events of a long job run on the engine's pool:
+/// `progress` events, at most five a second, then one last event. `stop`
+/// is set once the reader has gone, so the job can end early.
+struct Events {
+    tx: tokio::sync::mpsc::Sender<Result<Event, Infallible>>,
+    last: std::sync::Mutex<Instant>,
+    stop: AtomicBool,
+}
+
+impl Events {
+    /// The job's side, and the response that streams what it sends.
+    fn open() -> (Events, Response) {
+        let (tx, rx) = tokio::sync::mpsc::channel(16);
+        let events = Events {
+            tx,
+            last: std::sync::Mutex::new(Instant::now()),
+            stop: AtomicBool::new(false),
+        };
+        let sse = Sse::new(ReceiverStream::new(rx)).keep_alive(KeepAlive::default());
+        (events, sse.into_response())
+    }
+
+    /// A `progress` event with `data()`, unless one went out less than
+    /// 200 ms ago (`done` sends it anyway); a closed stream sets `stop`.
+    fn progress(&self, done: bool, data: impl FnOnce() -> Value) {
+        if self.tx.is_closed() {
+            self.stop.store(true, Ordering::Relaxed);
+            return;
+        }
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        if done || last.elapsed() >= Duration::from_millis(200) {
+            *last = Instant::now();
+            let event = Event::default().event("progress").data(data().to_string());
+            let _ = self.tx.try_send(Ok(event));
+        }
+    }
+
+    /// The last event, `kind` with `data`.
+    fn finish(self, kind: &str, data: String) {
+        let _ = self
+            .tx
+            .blocking_send(Ok(Event::default().event(kind).data(data)));
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sheshbesh_engine::formats::fibs;
 
     fn input(text: &str) -> Input {
         parse_position(text).unwrap()

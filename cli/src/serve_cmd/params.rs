@@ -9,6 +9,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
+use sheshbesh_engine::cube::decision::PlayEquity;
 
 /// A refused request: its status and the one line that says why, sent
 /// as `{"error": LINE}`.
@@ -96,6 +97,15 @@ impl Params {
                 "bad {name} \"{v}\": give 1 or 0 (true or false)"
             ))),
         }
+    }
+
+    /// The checker-play equity `cubeless` asks for (cubeful unless given).
+    pub fn play_equity(&self) -> Result<PlayEquity, ApiError> {
+        Ok(if self.flag("cubeless")? {
+            PlayEquity::Cubeless
+        } else {
+            PlayEquity::Cubeful
+        })
     }
 
     /// A whole number in `range`, `default` when absent.
