@@ -205,7 +205,8 @@ enum Command {
     Play(console::PlayArgs),
     /// A local analysis board in the browser: paste or open a position,
     /// see the ranked plays, the cube decision and a rollout with live
-    /// progress; review a match file decision by decision. The page is
+    /// progress; review a match file decision by decision; play against
+    /// the engine under every rule option of `play`. The page is
     /// built into the binary; the server listens on this machine only
     /// unless --listen says otherwise, and answers the JSON API under
     /// /api/ with the commands' --json answers (docs/SERVE.md).

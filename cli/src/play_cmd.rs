@@ -24,6 +24,18 @@ use crate::lang::Lang;
 
 /// Runs `sheshbesh play`.
 pub fn run(args: PlayArgs) -> Result<()> {
+    check(&args)?;
+    if args.length == 0 && args.games == 0 && !args.players.contains(&Occupant::Human) {
+        bail!("bad --games: a money session between engines needs --games N (or --match N)");
+    }
+    let ev = crate::nets::load(args.weights.file())?;
+    let stdin = std::io::stdin();
+    let mut console = Console::new(stdin.lock(), std::io::stdout());
+    play(&ev, &args, &mut console)
+}
+
+/// Refuses seats and names a session cannot have.
+pub fn check(args: &PlayArgs) -> Result<()> {
     if args.players.len() != 2 {
         bail!("bad --players: give two seats, as engine,human");
     }
@@ -33,14 +45,57 @@ pub fn run(args: PlayArgs) -> Result<()> {
             args.names.join(",")
         );
     }
-    crate::console::check_names(&args.names)?;
-    if args.length == 0 && args.games == 0 && !args.players.contains(&Occupant::Human) {
-        bail!("bad --games: a money session between engines needs --games N (or --match N)");
+    crate::console::check_names(&args.names)
+}
+
+/// A new session as `args` set it: its rules, names and verifiable dice,
+/// the dice's commitment tagged in its record.
+pub struct Dealt {
+    pub session: Session,
+    /// The SHA-256 commitment of the secret seed, shown before play.
+    pub commitment: String,
+    /// The secret seed, shown after play.
+    pub seed: String,
+}
+
+/// Sets up the session `args` ask for (checked by [`check`]).
+pub fn deal(args: &PlayArgs) -> Result<Dealt> {
+    let dice = session_dice(args.seed.as_deref())?;
+    let commitment = dice.commitment();
+    let seed = dice.seed_hex();
+    let rules = Rules {
+        jacoby: args.jacoby,
+        beavers: args.beavers,
+        automatic_doubles: args.auto_doubles,
+        backgammon_counts_two: args.bg_counts_two,
+        israeli_opening: args.israeli,
+        crawford: !args.no_crawford,
+    };
+    let default_names = |p: usize| match args.players.get(p) {
+        Some(Occupant::Engine) => "Sheshbesh".to_string(),
+        _ if p == 0 => "O".to_string(),
+        _ => "You".to_string(),
+    };
+    let mut names = [
+        args.names
+            .first()
+            .cloned()
+            .unwrap_or_else(|| default_names(0)),
+        args.names
+            .get(1)
+            .cloned()
+            .unwrap_or_else(|| default_names(1)),
+    ];
+    if names[0] == names[1] {
+        names[0].push_str(" (O)");
     }
-    let ev = crate::nets::load(args.weights.file())?;
-    let stdin = std::io::stdin();
-    let mut console = Console::new(stdin.lock(), std::io::stdout());
-    play(&ev, &args, &mut console)
+    let mut session = Session::new(rules, args.length, names, Box::new(dice));
+    session.tag("DiceCommitment", &commitment);
+    Ok(Dealt {
+        session,
+        commitment,
+        seed,
+    })
 }
 
 struct Game<'a> {
@@ -54,7 +109,7 @@ struct Game<'a> {
 
 /// `name` and `verb` (written for "he"/"she") agreeing: "You throw",
 /// "You are doubled", "Sheshbesh throws".
-fn says(name: &str, verb: &str) -> String {
+pub fn says(name: &str, verb: &str) -> String {
     // Only the default human name is a pronoun.
     if name != "You" {
         return format!("{name} {verb}");
@@ -176,37 +231,11 @@ pub fn play<R: BufRead, W: Write>(
     args: &PlayArgs,
     console: &mut Console<R, W>,
 ) -> Result<()> {
-    let dice = session_dice(args.seed.as_deref())?;
-    let commitment = dice.commitment();
-    let seed = dice.seed_hex();
-    let rules = Rules {
-        jacoby: args.jacoby,
-        beavers: args.beavers,
-        automatic_doubles: args.auto_doubles,
-        backgammon_counts_two: args.bg_counts_two,
-        israeli_opening: args.israeli,
-        crawford: !args.no_crawford,
-    };
-    let default_names = |p: usize| match args.players.get(p) {
-        Some(Occupant::Engine) => "Sheshbesh".to_string(),
-        _ if p == 0 => "O".to_string(),
-        _ => "You".to_string(),
-    };
-    let mut names = [
-        args.names
-            .first()
-            .cloned()
-            .unwrap_or_else(|| default_names(0)),
-        args.names
-            .get(1)
-            .cloned()
-            .unwrap_or_else(|| default_names(1)),
-    ];
-    if names[0] == names[1] {
-        names[0].push_str(" (O)");
-    }
-    let mut session = Session::new(rules, args.length, names, Box::new(dice));
-    session.tag("DiceCommitment", &commitment);
+    let Dealt {
+        session,
+        commitment,
+        seed,
+    } = deal(args)?;
     let save = args
         .save
         .clone()

@@ -1,6 +1,7 @@
-//! Board diagrams as SVG, drawn by our own code for the HTML reports: the
-//! board from the decider's side (home board bottom right), its dice and
-//! cube, with the played and the best play drawn as arrows.
+//! Board diagrams as SVG, drawn by our own code for the HTML reports and
+//! the browser board: the board from the decider's side (home board
+//! bottom right, or bottom left as some players set their boards), its
+//! dice and cube, with the played and the best play drawn as arrows.
 
 use std::fmt::Write;
 
@@ -15,7 +16,7 @@ const BAR_W: f32 = 30.0;
 const CHECKER: f32 = 12.5; // radius
 
 /// x of the centre of the decider's point `p` (1..24), or of the bar (25)
-/// and the tray (0).
+/// and the tray (0), the home board on the right.
 fn x_of(p: u8) -> f32 {
     let col = |i: f32| MARGIN + PT * (i + 0.5);
     match p {
@@ -25,6 +26,22 @@ fn x_of(p: u8) -> f32 {
         7..=12 => col(12.0 - f32::from(p)),
         13..=18 => col(f32::from(p) - 13.0),
         _ => col(f32::from(p) - 13.0) + BAR_W,
+    }
+}
+
+/// [`x_of`] with the home board on the left when `left`: the picture
+/// mirrored, its words not.
+fn x_at(p: u8, left: bool) -> f32 {
+    mirror(x_of(p), left)
+}
+
+/// The x of a drawing with the home board on the right, mirrored when
+/// the home board is on the left.
+fn mirror(x: f32, left: bool) -> f32 {
+    if left {
+        W - x
+    } else {
+        x
     }
 }
 
@@ -63,29 +80,31 @@ fn checker(svg: &mut String, x: f32, y: f32, light: bool, label: Option<u8>) {
     }
 }
 
-fn stack(svg: &mut String, p: u8, n: u8, light: bool) {
+fn stack(svg: &mut String, p: u8, n: u8, light: bool, left: bool) {
     for k in 0..u32::from(n.min(5)) {
         let label = (k == 4 && n > 5).then_some(n);
-        checker(svg, x_of(p), y_of(p, k), light, label);
+        checker(svg, x_at(p, left), y_of(p, k), light, label);
     }
 }
 
 /// The centre of the landing or starting spot of a step, for arrows.
-fn spot(p: u8, count: u8) -> (f32, f32) {
+fn spot(p: u8, count: u8, left: bool) -> (f32, f32) {
+    let x = x_at(p, left);
     match p {
-        0 => (x_of(0), H / 2.0 + 40.0),
-        25 => (x_of(25), H / 2.0 + 30.0),
-        _ => (x_of(p), y_of(p, u32::from(count.min(5)))),
+        0 => (x, H / 2.0 + 40.0),
+        25 => (x, H / 2.0 + 30.0),
+        _ => (x, y_of(p, u32::from(count.min(5)))),
     }
 }
 
 /// Arrows of a play's steps. Checkers borne off land one below the other
 /// in the tray, so their arrows do not run into one line.
-fn arrows(svg: &mut String, pos: &Position, mv: Move, color: &str, marker: &str) {
+fn arrows(svg: &mut String, pos: &Position, mv: Move, style: (&str, &str), left: bool) {
+    let (color, marker) = style;
     let mut off = 0.0;
     for s in mv.steps() {
-        let (x1, y1) = spot(s.from, pos.me.at(s.from as usize).saturating_sub(1));
-        let (x2, mut y2) = spot(s.to, pos.me.at(s.to as usize));
+        let (x1, y1) = spot(s.from, pos.me.at(s.from as usize).saturating_sub(1), left);
+        let (x2, mut y2) = spot(s.to, pos.me.at(s.to as usize), left);
         if s.to == 0 {
             y2 += off;
             off += 12.0;
@@ -122,8 +141,10 @@ pub struct Diagram<'a> {
     pub best: Option<Move>,
     /// Invisible click targets over each point (`data-point` 1 to 24,
     /// the decider's numbering) and the bar (25), for a board that is
-    /// set up by clicking.
+    /// set up by clicking, and the tray (0), for plays made by clicking.
     pub spots: bool,
+    /// The decider's home board on the left (else on the right).
+    pub home_left: bool,
 }
 
 /// A die showing `n` at (x, y), its top left corner.
@@ -154,6 +175,8 @@ fn die(svg: &mut String, x: f32, y: f32, n: u8) {
 /// The board before a decision, from the decider's side.
 pub fn board(pos: &Position, d: &Diagram<'_>) -> String {
     let mover_light = d.mover_light;
+    let left = d.home_left;
+    let x_of = |p: u8| x_at(p, left);
     let (played_marker, best_marker) = (format!("{}-played", d.id), format!("{}-best", d.id));
     let mut svg = String::new();
     let _ = write!(
@@ -168,16 +191,17 @@ pub fn board(pos: &Position, d: &Diagram<'_>) -> String {
         ),
         played_marker, best_marker
     );
+    let inside = 12.0 * PT + BAR_W;
     let _ = write!(
         svg,
-        "<rect x=\"0\" y=\"0\" width=\"{W}\" height=\"{H}\" fill=\"#6b4226\"/><rect x=\"{MARGIN}\" y=\"{MARGIN}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"#d8c39a\"/>",
-        12.0 * PT + BAR_W,
+        "<rect x=\"0\" y=\"0\" width=\"{W}\" height=\"{H}\" fill=\"#6b4226\"/><rect x=\"{:.1}\" y=\"{MARGIN}\" width=\"{inside:.1}\" height=\"{:.1}\" fill=\"#d8c39a\"/>",
+        if left { W - MARGIN - inside } else { MARGIN },
         H - 2.0 * MARGIN
     );
     let _ = write!(
         svg,
         "<rect x=\"{:.1}\" y=\"{MARGIN}\" width=\"{BAR_W}\" height=\"{:.1}\" fill=\"#6b4226\"/>",
-        MARGIN + 6.0 * PT,
+        x_of(25) - BAR_W / 2.0,
         H - 2.0 * MARGIN
     );
     for p in 1..=24u8 {
@@ -201,9 +225,9 @@ pub fn board(pos: &Position, d: &Diagram<'_>) -> String {
         );
     }
     for p in 1..=24u8 {
-        stack(&mut svg, p, pos.me.at(p as usize), mover_light);
+        stack(&mut svg, p, pos.me.at(p as usize), mover_light, left);
         // The opponent's point q is the decider's 25 - q.
-        stack(&mut svg, p, pos.opp.at(25 - p as usize), !mover_light);
+        stack(&mut svg, p, pos.opp.at(25 - p as usize), !mover_light, left);
     }
     for k in 0..pos.me.at(BAR) {
         checker(
@@ -260,35 +284,43 @@ pub fn board(pos: &Position, d: &Diagram<'_>) -> String {
         );
     }
     if let Some(m) = d.played {
-        arrows(&mut svg, pos, m, "#c0392b", &played_marker);
+        arrows(&mut svg, pos, m, ("#c0392b", &played_marker), left);
     }
     if let Some(m) = d.best {
-        arrows(&mut svg, pos, m, "#1e8449", &best_marker);
+        arrows(&mut svg, pos, m, ("#1e8449", &best_marker), left);
     }
     if d.spots {
-        spots(&mut svg);
+        spots(&mut svg, left);
     }
     svg.push_str("</svg>");
     svg
 }
 
 /// The click targets of [`Diagram::spots`]: a point's half of the board,
-/// the bar's whole height.
-fn spots(svg: &mut String) {
+/// the bar's whole height, the tray's lower half (where the decider's
+/// checkers go off).
+fn spots(svg: &mut String, left: bool) {
     let half = (H - 2.0 * MARGIN) / 2.0;
     for p in 1..=24u8 {
         let y = if bottom(p) { H / 2.0 } else { MARGIN };
         let _ = write!(
             svg,
             r##"<rect class="spot" data-point="{p}" x="{:.1}" y="{y:.1}" width="{PT}" height="{half:.1}" fill="transparent"/>"##,
-            x_of(p) - PT / 2.0
+            x_at(p, left) - PT / 2.0
         );
     }
     let _ = write!(
         svg,
         r##"<rect class="spot" data-point="25" x="{:.1}" y="{MARGIN}" width="{BAR_W}" height="{:.1}" fill="transparent"/>"##,
-        x_of(25) - BAR_W / 2.0,
+        x_at(25, left) - BAR_W / 2.0,
         H - 2.0 * MARGIN
+    );
+    let tray = W - 2.0 * MARGIN - 12.0 * PT - BAR_W;
+    let _ = write!(
+        svg,
+        r##"<rect class="spot" data-point="0" x="{:.1}" y="{:.1}" width="{tray:.1}" height="{half:.1}" fill="transparent"/>"##,
+        x_at(0, left) - tray / 2.0,
+        H / 2.0
     );
 }
 
@@ -305,6 +337,7 @@ mod tests {
             played: None,
             best: None,
             spots: false,
+            home_left: false,
         }
     }
 
@@ -384,8 +417,48 @@ mod tests {
             .skip(1)
             .map(|s| s.split('"').next().unwrap())
             .collect();
-        let expected: Vec<String> = (1..=25).map(|p: u32| p.to_string()).collect();
+        let expected: Vec<String> = (1..=25).chain([0]).map(|p: u32| p.to_string()).collect();
         assert_eq!(points, expected);
+    }
+
+    #[test]
+    fn home_on_the_left_mirrors_the_picture_but_not_its_words() {
+        let right = board(&Position::start(), &plain("a"));
+        let left = board(
+            &Position::start(),
+            &Diagram {
+                home_left: true,
+                ..plain("a")
+            },
+        );
+        assert_ne!(left, right);
+        assert!(x_at(1, true) < x_at(6, true) && x_at(0, true) < x_at(1, true));
+        assert!((x_at(25, true) + x_at(25, false) - W).abs() < 1e-3);
+        // Every checker has its mirror image, and the point numbers read
+        // as before.
+        let circles = |svg: &str| -> Vec<(i32, i32)> {
+            let mut v: Vec<(i32, i32)> = svg
+                .split("<circle cx=\"")
+                .skip(1)
+                .map(|c| {
+                    let mut n = c.split('"').filter_map(|t| t.parse::<f32>().ok());
+                    let (x, y) = (n.next().unwrap(), n.next().unwrap());
+                    ((x * 10.0).round() as i32, (y * 10.0).round() as i32)
+                })
+                .collect();
+            v.sort();
+            v
+        };
+        let mirrored: Vec<(i32, i32)> = {
+            let mut v: Vec<(i32, i32)> = circles(&right)
+                .into_iter()
+                .map(|(x, y)| ((W * 10.0) as i32 - x, y))
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(circles(&left), mirrored);
+        assert!(left.contains(">24</text>") && !left.contains("scale(-1"));
     }
 
     #[test]

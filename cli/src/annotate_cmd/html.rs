@@ -514,6 +514,7 @@ td:first-child{{text-align:left}}.m{{margin:1.5em 0;padding:1em;border:1px solid
             played,
             best,
             spots: false,
+            home_left: false,
         };
         s.push_str(&svg::board(&d.decider_board(), &diagram));
         s.push('\n');

@@ -11,6 +11,7 @@
 //! path that is not a page or an API call is a 404. `docs/SERVE.md` is
 //! the API's reference.
 
+mod game;
 mod params;
 
 use std::convert::Infallible;
@@ -58,7 +59,19 @@ pub struct ServeArgs {
 /// What every request shares.
 struct App {
     ev: NetEvaluator,
+    games: std::sync::Mutex<Games>,
 }
+
+/// The games being played, by id; the oldest is dropped past
+/// [`MAX_GAMES`].
+#[derive(Default)]
+struct Games {
+    next: u64,
+    tables: std::collections::BTreeMap<u64, Arc<std::sync::Mutex<game::Table>>>,
+}
+
+/// Games kept at once (a table is a few kilobytes).
+const MAX_GAMES: usize = 100;
 
 type Shared = State<Arc<App>>;
 
@@ -71,7 +84,10 @@ const STYLE: &str = include_str!("page.css");
 /// (`listening on http://127.0.0.1:8080/`).
 pub fn run(a: ServeArgs) -> Result<()> {
     let ev = crate::nets::load(a.weights.file())?;
-    let app = Arc::new(App { ev });
+    let app = Arc::new(App {
+        ev,
+        games: Default::default(),
+    });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -121,6 +137,11 @@ fn router(app: Arc<App>) -> Router {
         .route("/api/board.svg", get(board))
         .route("/api/setup", get(setup))
         .route("/api/rollout", get(rollout))
+        .route("/api/game", post(new_game))
+        .route("/api/game/state", get(game_state))
+        .route("/api/game/board.svg", get(game_board))
+        .route("/api/game/act", post(game_act))
+        .route("/api/game/record", get(game_record))
         .route(
             "/api/annotate",
             post(annotate).layer(DefaultBodyLimit::disable()),
@@ -223,11 +244,26 @@ async fn cube(
 /// The board as SVG, from the side of the player on roll (with `flip`,
 /// of the other player), with its dice and cube; with `play`, the board
 /// after that play of the dice; `played` and `best` draw plays of the
-/// dice as red and green arrows, as the report's diagrams do.
+/// dice as red and green arrows, as the report's diagrams do; `steps`
+/// draws arrows of checkers moved by hand ("13/8 bar/22", a checker's
+/// whole way each, not checked against the dice); `home` `left` draws
+/// the home board on the left.
 async fn board(Query(q): Query<Vec<(String, String)>>) -> Result<Response, ApiError> {
-    let p = Params::new(q, &["position", "dice", "play", "played", "best", "flip"])?;
+    let p = Params::new(
+        q,
+        &[
+            "position", "dice", "play", "played", "best", "steps", "flip", "home",
+        ],
+    )?;
     let text = position_of(&p)?;
     let input = parse_position(&text).map_err(|e| ApiError::bad(e.into()))?;
+    let flip = p.flag("flip")?;
+    draw(&p, &input, flip)
+}
+
+/// The board of `input` as a board call's parameters `p` ask for it
+/// (those the call takes), from the other side when `flip`.
+fn draw(p: &Params, input: &Input, flip: bool) -> Result<Response, ApiError> {
     let dice = match p.get("dice").filter(|d| !d.is_empty()) {
         Some(d) => Some(
             d.parse::<Dice>()
@@ -235,14 +271,21 @@ async fn board(Query(q): Query<Vec<(String, String)>>) -> Result<Response, ApiEr
         ),
         None => input.state.dice,
     };
+    if p.get("steps").is_some() && p.get("played").is_some() {
+        return Err(ApiError::said(
+            "give steps or played, not both: each draws the play made".into(),
+        ));
+    }
     let ask = BoardAsk {
         dice,
         play: p.get("play"),
         played: p.get("played"),
         best: p.get("best"),
-        flip: p.flag("flip")?,
+        steps: p.get("steps").map(hand_steps).transpose()?,
+        flip,
+        home_left: p.home_left()?,
     };
-    let svg = board_svg(&input, &ask).map_err(ApiError::bad)?;
+    let svg = board_svg(input, &ask).map_err(ApiError::bad)?;
     Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
 }
 
@@ -253,7 +296,40 @@ struct BoardAsk<'a> {
     play: Option<&'a str>,
     played: Option<&'a str>,
     best: Option<&'a str>,
+    steps: Option<sheshbesh_engine::Move>,
     flip: bool,
+    home_left: bool,
+}
+
+/// Checkers moved by hand, "13/8 bar/22 6/off": each from a point or the
+/// bar to a lower point or off, in the mover's numbering.
+fn hand_steps(text: &str) -> Result<sheshbesh_engine::Move, ApiError> {
+    let point = |w: &str| -> Option<u8> {
+        match w {
+            "bar" | "25" => Some(25),
+            "off" | "0" => Some(0),
+            _ => w.parse().ok().filter(|p| (1..=24).contains(p)),
+        }
+    };
+    let steps = text
+        .split_whitespace()
+        .map(|w| {
+            let (from, to) = w.split_once('/')?;
+            let (from, to) = (point(from)?, point(to)?);
+            (from > to && from > 0).then_some(sheshbesh_engine::rules::moves::Step {
+                from,
+                to,
+                hit: false,
+            })
+        })
+        .collect::<Option<Vec<_>>>()
+        .filter(|s| s.len() <= 4)
+        .ok_or_else(|| {
+            ApiError::said(format!(
+                "bad steps \"{text}\": give up to four moves such as 13/8 bar/22 6/off"
+            ))
+        })?;
+    Ok(sheshbesh_engine::Move::from_steps(&steps))
 }
 
 fn board_svg(input: &Input, ask: &BoardAsk<'_>) -> Result<String> {
@@ -291,9 +367,13 @@ fn board_svg(input: &Input, ask: &BoardAsk<'_>) -> Result<String> {
         mover_light: bottom_is_zero,
         dice: ask.dice,
         cube,
-        played: arrow(ask.played)?,
+        played: match ask.steps {
+            Some(m) => Some(m),
+            None => arrow(ask.played)?,
+        },
         best: arrow(ask.best)?,
         spots: true,
+        home_left: ask.home_left,
     };
     let mut board = input.position;
     if let Some(text) = ask.play {
@@ -400,6 +480,125 @@ async fn rollout(
         }
     });
     Ok(response)
+}
+
+/// A new game: the parameters are `play`'s options (see
+/// [`game::OPTIONS`]). The answer is the game's state (as
+/// `/api/game/state` gives it) after the engine's first actions.
+async fn new_game(
+    State(app): Shared,
+    Query(q): Query<Vec<(String, String)>>,
+) -> Result<Json<Value>, ApiError> {
+    let p = Params::new(q, &game::OPTIONS)?;
+    let args = game::options(&p)?;
+    let pool_app = Arc::clone(&app);
+    let table = on_pool(move || game::Table::new(&pool_app.ev, args)).await?;
+    let mut games = app.games.lock().unwrap_or_else(|e| e.into_inner());
+    games.next += 1;
+    let id = games.next;
+    let state = table.state(id);
+    games
+        .tables
+        .insert(id, Arc::new(std::sync::Mutex::new(table)));
+    while games.tables.len() > MAX_GAMES {
+        games.tables.pop_first();
+    }
+    Ok(Json(state))
+}
+
+/// The game `id` names.
+fn table_of(app: &App, p: &Params) -> Result<(u64, Arc<std::sync::Mutex<game::Table>>), ApiError> {
+    p.required("id")?;
+    let id: u64 = p.number("id", 0, 1..=u64::MAX)?;
+    let games = app.games.lock().unwrap_or_else(|e| e.into_inner());
+    games
+        .tables
+        .get(&id)
+        .cloned()
+        .map(|t| (id, t))
+        .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, format!("no game {id}")))
+}
+
+/// A game's board as its viewer sees it (a finished game's too, which no
+/// position text holds), with `play` or `steps` as `board.svg` takes them.
+async fn game_board(
+    State(app): Shared,
+    Query(q): Query<Vec<(String, String)>>,
+) -> Result<Response, ApiError> {
+    let p = Params::new(q, &["id", "play", "steps", "home"])?;
+    let (_, table) = table_of(&app, &p)?;
+    let (input, flip) = table.lock().unwrap_or_else(|e| e.into_inner()).board();
+    draw(&p, &input, flip)
+}
+
+async fn game_state(
+    State(app): Shared,
+    Query(q): Query<Vec<(String, String)>>,
+) -> Result<Json<Value>, ApiError> {
+    let p = Params::new(q, &["id"])?;
+    let (id, table) = table_of(&app, &p)?;
+    let t = table.lock().unwrap_or_else(|e| e.into_inner());
+    Ok(Json(t.state(id)))
+}
+
+/// A person's order (`do`: roll, double, take, drop, beaver, accept,
+/// reject, resign with `kind`, play with `move`, next, end); the answer is
+/// the state after it and the engine's turns that follow. An order that is
+/// not due is a 409 with the reason.
+async fn game_act(
+    State(app): Shared,
+    Query(q): Query<Vec<(String, String)>>,
+) -> Result<Json<Value>, ApiError> {
+    let p = Params::new(q, &["id", "do", "move", "kind"])?;
+    let (id, table) = table_of(&app, &p)?;
+    let order = game::Order::read(&p)?;
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    rayon::spawn(move || {
+        let mut t = table.lock().unwrap_or_else(|e| e.into_inner());
+        let done = t.order(&app.ev, order).map(|()| t.state(id));
+        let _ = tx.send(done);
+    });
+    match rx.await {
+        Ok(Ok(state)) => Ok(Json(state)),
+        Ok(Err(e)) => {
+            let text = format!("{e:#}");
+            let status = if text.starts_with("not now") {
+                StatusCode::CONFLICT
+            } else {
+                StatusCode::BAD_REQUEST
+            };
+            Err(ApiError::new(status, text))
+        }
+        Err(_) => Err(ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the game failed".into(),
+        )),
+    }
+}
+
+/// The game's record as the .mat file `play` saves (which `annotate`
+/// and `verify` read).
+async fn game_record(
+    State(app): Shared,
+    Query(q): Query<Vec<(String, String)>>,
+) -> Result<Response, ApiError> {
+    let p = Params::new(q, &["id"])?;
+    let (id, table) = table_of(&app, &p)?;
+    let text = table.lock().unwrap_or_else(|e| e.into_inner()).record();
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                "text/plain; charset=utf-8".to_string(),
+            ),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"sheshbesh-game-{id}.mat\""),
+            ),
+        ],
+        text,
+    )
+        .into_response())
 }
 
 /// The largest match file a review takes (the longest real matches are a
@@ -545,6 +744,17 @@ mod tests {
         // other colour.
         assert_ne!(flipped, board_svg(&opening, &BoardAsk::default()).unwrap());
         assert!(!flipped.contains("url(#board-played)"));
+    }
+
+    #[test]
+    fn steps_moved_by_hand_are_read_or_named_as_bad() {
+        let m = hand_steps("13/8 bar/22 6/off").unwrap();
+        let steps: Vec<(u8, u8)> = m.steps().map(|s| (s.from, s.to)).collect();
+        assert_eq!(steps, [(13, 8), (25, 22), (6, 0)]);
+        for bad in ["8/13", "13-8", "26/3", "off/3", "1/0 2/0 3/0 4/0 5/0"] {
+            let e = hand_steps(bad).unwrap_err();
+            assert!(format!("{e:?}").contains("bad steps"), "{bad}: {e:?}");
+        }
     }
 
     #[test]

@@ -24,8 +24,9 @@ function query(params) {
   return q.toString();
 }
 
-async function api(path, params) {
-  const response = await fetch(`/api/${path}?${query(params)}`);
+async function api(path, params, method) {
+  if (path.endsWith("board.svg") && $("home-left").checked) params = {...params, home: "left"};
+  const response = await fetch(`/api/${path}?${query(params)}`, {method: method || "GET"});
   const text = await response.text();
   if (!response.ok) {
     let message = text;
@@ -160,6 +161,7 @@ function readForm() {
 
 async function analyse(ask) {
   showError("");
+  $("game").hidden = true;
   stopRollout();
   $("rollout").hidden = true;
   $("result").innerHTML = "";
@@ -354,9 +356,13 @@ async function setUp(board) {
 }
 
 function spotClicked(e, remove) {
-  if (!$("edit").checked || !shownBoard) return;
   const spot = e.target.closest(".spot");
   if (!spot) return;
+  if (!$("edit").checked && !remove && game && !$("game").hidden && game.awaiting.what === "move") {
+    gameSpot(Number(spot.dataset.point));
+    return;
+  }
+  if (!$("edit").checked || !shownBoard || spot.dataset.point === "0") return;
   e.preventDefault();
   try {
     const board = edited(shownBoard, Number(spot.dataset.point), e.shiftKey ? "opp" : "me", remove);
@@ -528,6 +534,7 @@ function showReview(answer) {
 async function reviewFile(file) {
   showError("");
   stopRollout();
+  $("game").hidden = true;
   if (reviewing) reviewing.abort();
   const controller = new AbortController();
   reviewing = controller;
@@ -587,6 +594,222 @@ document.addEventListener("keydown", (e) => {
                 ArrowLeft: () => go(review.at - 1), k: () => go(review.at - 1),
                 n: () => nextMistake(1), p: () => nextMistake(-1)};
   if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
+});
+
+// --- playing a game ------------------------------------------------------
+
+let game = null; // the game's state, as the server answers it
+let picked = []; // the [from, to] moves clicked so far, in the mover's numbering
+let pickedFrom = null; // the point clicked first, waiting for where it goes
+
+const pointName = (p) => (p === 25 ? "bar" : p === 0 ? "off" : String(p));
+
+// The single-die steps of a play ([from, to] each) that carry the clicked
+// `moves` (a checker's whole way each), and the steps left; null when
+// the play cannot carry them.
+function carry(steps, moves) {
+  const left = steps.map((s) => s.slice());
+  const used = [];
+  const walk = (from, to) => {
+    for (let i = 0; i < left.length; i++) {
+      const s = left[i];
+      if (!s || s[0] !== from) continue;
+      left[i] = null;
+      if (s[1] === to) return [s];
+      const rest = walk(s[1], to);
+      if (rest) return [s, ...rest];
+      left[i] = s;
+    }
+    return null;
+  };
+  for (const [from, to] of moves) {
+    const chain = walk(from, to);
+    if (!chain) return null;
+    used.push(...chain);
+  }
+  return {used, left: left.filter(Boolean)};
+}
+
+// The play the clicked moves make, when they make a whole one.
+function clickedPlay() {
+  if (!game || game.awaiting.what !== "move" || !picked.length) return null;
+  const whole = game.awaiting.plays.find((p) => {
+    const c = carry(p.steps, picked);
+    return c && c.left.length === 0;
+  });
+  return whole ? whole.move : null;
+}
+
+async function drawGame() {
+  const play = clickedPlay() || (game.awaiting.what === "move" && $("g-plays").value) || null;
+  const params = {id: game.id};
+  if (play) params.play = play;
+  else if (picked.length) params.steps = picked.map(([f, t]) => `${pointName(f)}/${pointName(t)}`).join(" ");
+  $("board").innerHTML = await api("game/board.svg", params);
+  $("showing").hidden = true;
+  if (pickedFrom !== null) {
+    const spot = document.querySelector(`#board .spot[data-point="${pickedFrom}"]`);
+    if (spot) spot.classList.add("picked");
+  }
+}
+
+function gameSpot(point) {
+  showError("");
+  if (pickedFrom === null) {
+    if (point === 0) return;
+    pickedFrom = point;
+    drawGame().catch((e) => showError(e.message));
+    return;
+  }
+  const from = pickedFrom;
+  pickedFrom = null;
+  if (from !== point) {
+    const moves = [...picked, [from, point]];
+    if (!game.awaiting.plays.some((p) => carry(p.steps, moves))) {
+      showError(`no legal play of ${game.awaiting.dice} moves a checker from ${pointName(from)} to ${pointName(point)}${picked.length ? " after the moves clicked before" : ""}`);
+    } else {
+      picked = moves;
+      $("g-plays").value = "";
+      $("g-move").value = clickedPlay() || moves.map(([f, t]) => `${pointName(f)}/${pointName(t)}`).join(" ");
+    }
+  }
+  drawGame().catch((e) => showError(e.message));
+}
+
+const STATUS = {
+  roll: (g, who) => (g.awaiting.may_double ? `${who}: roll or double.` : `${who}: roll.`),
+  move: (g, who) => `${who}: play ${g.awaiting.dice}.`,
+  take: (g, who) => `${who}: take or pass the cube at ${2 * g.cube.value}${g.awaiting.may_beaver ? " (or beaver)" : ""}?`,
+  resignation: (g, who) => `${who}: accept or reject the resignation of a ${g.awaiting.kind === "single" ? "single game" : g.awaiting.kind}?`,
+  "next game": () => "The game is over.",
+  nothing: (g) => (g.seed ? `The session is over. Dice seed ${g.seed}: check every roll with sheshbesh verify ${g.seed} ${g.commitment} FILE.mat` : "The session is over."),
+};
+
+function showGame(state) {
+  // The board turns round when the game's side does (swap-sides), and
+  // otherwise stays as the player set it.
+  if (!game || game.id !== state.id || game.home !== state.home) $("home-left").checked = state.home === "left";
+  game = state;
+  picked = [];
+  pickedFrom = null;
+  review = null;
+  $("review").hidden = true;
+  $("game").hidden = false;
+  const a = state.awaiting;
+  const who = a.player === undefined ? "" : state.names[a.player];
+  const r = state.rules;
+  const length = r.match ? `${r.match}-point match` : "money";
+  $("game-title").textContent = `${state.names[0]} ${state.score[0]}, ${state.names[1]} ${state.score[1]} (${length}${state.crawford_game ? ", Crawford game" : ""}); game ${state.game}`;
+  $("game-status").textContent = STATUS[a.what](state, who);
+  const shown = {
+    "g-roll": a.what === "roll", "g-double": a.what === "roll" && a.may_double,
+    "g-take": a.what === "take", "g-drop": a.what === "take", "g-beaver": a.what === "take" && a.may_beaver,
+    "g-accept": a.what === "resignation", "g-reject": a.what === "resignation",
+    "g-next": a.what === "next game", "g-hint": ["roll", "move", "take"].includes(a.what),
+    "g-resign": ["roll", "move"].includes(a.what), "g-resign-kind": ["roll", "move"].includes(a.what),
+    "g-end": !state.ended,
+  };
+  for (const [id, on] of Object.entries(shown)) $(id).hidden = !on;
+  $("g-move-form").hidden = a.what !== "move";
+  $("g-move").value = "";
+  const plays = $("g-plays");
+  plays.innerHTML = "";
+  if (a.what === "move") {
+    plays.append(new Option(`the ${a.plays.length} legal plays`, ""));
+    for (const p of a.plays) plays.append(new Option(p.move, p.move));
+  }
+  $("g-record").href = `/api/game/record?id=${state.id}`;
+  $("g-dice").textContent = `Dice commitment (SHA-256 of the secret seed): ${state.commitment}`;
+  $("g-hint-text").textContent = "";
+  const log = $("g-log");
+  log.innerHTML = "";
+  for (const line of [...state.log].reverse()) {
+    const li = document.createElement("li");
+    li.textContent = line;
+    log.append(li);
+  }
+  return drawGame();
+}
+
+async function order(params) {
+  showError("");
+  $("result").innerHTML = "";
+  try {
+    await showGame(await api("game/act", {id: game.id, ...params}, "POST"));
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+async function startGame() {
+  showError("");
+  stopRollout();
+  const v = (id) => $(id).value.trim();
+  const params = {match: v("g-match"), games: v("g-games"), level: v("g-level"), players: v("g-players"),
+                  names: v("g-names"), seed: v("g-seed"), "auto-doubles": v("g-auto-doubles"),
+                  home: $("home-left").checked ? "left" : "right"};
+  for (const flag of ["jacoby", "beavers", "bg-counts-two", "israeli", "no-crawford", "swap-sides"]) {
+    params[flag] = $(`g-${flag}`).checked;
+  }
+  try {
+    $("result").innerHTML = "";
+    await showGame(await api("game", params, "POST"));
+    $("new-game").open = false;
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+async function gameHint() {
+  showError("");
+  const a = game.awaiting;
+  try {
+    current = {position: game.board, dice: "", ply: $("ply").value, cubeless: $("cubeless").checked};
+    $("flip").checked = game.flip;
+    $("result").textContent = "Thinking...";
+    if (a.what === "move") {
+      showAnswer(await api("hint", {position: game.board, ply: current.ply, cubeless: current.cubeless}));
+    } else {
+      const answer = await api("cube", {position: game.board, ply: current.ply});
+      $("result").innerHTML = "";
+      $("result").append(cubeTable(answer));
+    }
+  } catch (e) {
+    $("result").innerHTML = "";
+    showError(e.message);
+  }
+}
+
+$("game-form").addEventListener("submit", (e) => { e.preventDefault(); startGame(); });
+for (const [id, what] of [["g-roll", "roll"], ["g-double", "double"], ["g-take", "take"], ["g-drop", "drop"],
+                          ["g-beaver", "beaver"], ["g-accept", "accept"], ["g-reject", "reject"],
+                          ["g-next", "next"], ["g-end", "end"]]) {
+  $(id).addEventListener("click", () => order({do: what}));
+}
+$("g-resign").addEventListener("click", () => order({do: "resign", kind: $("g-resign-kind").value}));
+$("g-hint").addEventListener("click", gameHint);
+$("g-move-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const move = $("g-move").value.trim() || $("g-plays").value;
+  if (!move) { showError("no play: click the board, type one, or choose one of the legal plays"); return; }
+  order({do: "play", move});
+});
+$("g-undo").addEventListener("click", () => {
+  picked = [];
+  pickedFrom = null;
+  $("g-move").value = "";
+  $("g-plays").value = "";
+  drawGame().catch((e) => showError(e.message));
+});
+$("g-plays").addEventListener("change", () => {
+  picked = [];
+  $("g-move").value = $("g-plays").value;
+  drawGame().catch((e) => showError(e.message));
+});
+$("home-left").addEventListener("change", () => {
+  if (game && !$("game").hidden) drawGame().catch((e) => showError(e.message));
+  else if (review) go(review.at);
+  else if (current) drawBoard(null).catch((e) => showError(e.message));
 });
 
 // `/?position=ID[:MATCHID]&dice=31&ply=2` opens that position.

@@ -11,6 +11,8 @@ use axum::Json;
 use serde_json::json;
 use sheshbesh_engine::cube::decision::PlayEquity;
 
+use crate::console::Home;
+
 /// A refused request: its status and the one line that says why, sent
 /// as `{"error": LINE}`.
 #[derive(Debug)]
@@ -108,6 +110,27 @@ impl Params {
         })
     }
 
+    /// One of a command-line option's words (`home` takes `left` or
+    /// `right`, as `play --home` does), `default` when absent.
+    pub fn choice<T: clap::ValueEnum>(&self, name: &str, default: T) -> Result<T, ApiError> {
+        let Some(v) = self.get(name) else {
+            return Ok(default);
+        };
+        T::from_str(v, false).map_err(|_| {
+            let words: Vec<String> = T::value_variants()
+                .iter()
+                .filter_map(|t| t.to_possible_value())
+                .map(|p| p.get_name().to_string())
+                .collect();
+            ApiError::said(format!("bad {name} \"{v}\": give {}", words.join(" or ")))
+        })
+    }
+
+    /// Whether `home` asks for the home board on the left.
+    pub fn home_left(&self) -> Result<bool, ApiError> {
+        Ok(self.choice("home", Home::Right)? == Home::Left)
+    }
+
     /// A whole number in `range`, `default` when absent.
     pub fn number<T>(&self, name: &str, default: T, range: RangeInclusive<T>) -> Result<T, ApiError>
     where
@@ -186,6 +209,12 @@ mod tests {
         assert_eq!(
             e.unwrap_err().message,
             "bad cubeless \"yes\": give 1 or 0 (true or false)"
+        );
+        let home = |v: &str| params(&[("home", v)], &["home"]).unwrap().home_left();
+        assert!(home("left").unwrap() && !home("right").unwrap());
+        assert_eq!(
+            home("up").unwrap_err().message,
+            "bad home \"up\": give right or left"
         );
     }
 }
