@@ -236,8 +236,41 @@ impl<'a, E: Equities> Solver<'a, E> {
     }
 
     /// The `p` at which `value(s, c, owner, p)` reaches `target` (0 or 1
-    /// when it never does), by bisection: values grow with `p`.
+    /// when it never does). Values grow with `p` along straight lines
+    /// between the level's end points (dead and live values alike), so
+    /// the crossing is found on the segment that holds it: four values
+    /// where a bisection took forty, and a search prices a decision at
+    /// every leaf.
     fn solve(&mut self, s: Score, c: u32, owner: Owner, target: f32) -> f32 {
+        let (pl, _, pr, _) = self.ends(s, c, owner);
+        let mut prev = (0.0f32, self.value(s, c, owner, 0.0));
+        if prev.1 >= target {
+            return 0.0;
+        }
+        // Never above the target (up to it only where the value is flat
+        // at the top): the whole range, as the bisection had it.
+        if self.value(s, c, owner, 1.0) <= target {
+            return 1.0;
+        }
+        for x in [pl, pr, 1.0] {
+            let v = self.value(s, c, owner, x);
+            if v >= target {
+                let (x0, v0) = prev;
+                return if v > v0 {
+                    (x0 + (x - x0) * (target - v0) / (v - v0)).clamp(x0, x)
+                } else {
+                    x
+                };
+            }
+            prev = (x, v);
+        }
+        1.0
+    }
+
+    /// [`Solver::solve`] by bisection, as it was: the reference the
+    /// segment search is tested against.
+    #[cfg(test)]
+    fn bisect(&mut self, s: Score, c: u32, owner: Owner, target: f32) -> f32 {
         let (mut lo, mut hi) = (0.0f32, 1.0f32);
         if self.value(s, c, owner, 0.0) >= target {
             return 0.0;
@@ -248,7 +281,6 @@ impl<'a, E: Equities> Solver<'a, E> {
         for _ in 0..40 {
             let mid = 0.5 * (lo + hi);
             if mid <= lo || mid >= hi {
-                // Adjacent floats: more steps would change nothing.
                 break;
             }
             if self.value(s, c, owner, mid) < target {
@@ -531,6 +563,38 @@ mod tests {
 
     fn s(me: u32, opp: u32) -> Score {
         Score::pre(me, opp)
+    }
+
+    #[test]
+    fn take_and_cash_points_are_found_where_a_bisection_finds_them() {
+        let met = Met::kazaross_xg2();
+        let mut worst = 0.0f32;
+        for (w, g) in [(0.5, 0.0), (0.6, 0.15), (0.7, 0.3), (0.35, 0.25)] {
+            let shares = Shares::of(&Probs([w, g, g / 10.0, g * 0.8, g / 12.0]));
+            for me in 1..=9 {
+                for opp in 1..=9 {
+                    for post_crawford in [false, true] {
+                        let sc = Score {
+                            me,
+                            opp,
+                            post_crawford,
+                        };
+                        for c in [1, 2, 4, 8] {
+                            for owner in [Owner::Centred, Owner::Me, Owner::Opponent] {
+                                for target in [0.05, 0.3, 0.5, 0.77, 0.95] {
+                                    let mut a = Solver::new(met, shares, 0.68);
+                                    let mut b = Solver::new(met, shares, 0.68);
+                                    let exact = a.solve(sc, c, owner, target);
+                                    let bisected = b.bisect(sc, c, owner, target);
+                                    worst = worst.max((exact - bisected).abs());
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(worst < 1e-5, "{worst}");
     }
 
     #[test]
