@@ -24,7 +24,9 @@
 use rayon::prelude::*;
 
 use crate::cube::money::{self, CubeDecision, MoneyCube, Owner};
-use crate::evaluation::evaluator::{candidate_values, final_result, Evaluator};
+use crate::evaluation::evaluator::{
+    candidate_values, candidate_values_near, final_result, Evaluator,
+};
 use crate::evaluation::probs::Probs;
 use crate::evaluation::pubeval;
 use crate::rules::dice::Dice;
@@ -246,11 +248,13 @@ fn no_double<E: Evaluator + ?Sized, C: CubeView>(
     ply: u32,
 ) -> (Vec<f32>, Probs) {
     let race = !pos.is_contact();
+    // Every roll's plays are valued from the position before them.
+    let near = ev.prepare_near(&pos.swapped());
     let per_roll = |dice: Dice| -> (Vec<f32>, Probs) {
         let (mut list, mut played) = (MoveList::new(), Vec::new());
         generate(pos, dice, &mut list);
         let kept = shortlist(list.as_slice(), race);
-        candidate_values(ev, &kept, &mut played);
+        candidate_values_near(ev, Some(&near), &kept, &mut played);
         let w = dice.weight() as f32 / 36.0;
         let best: Vec<usize> = cubes
             .iter()

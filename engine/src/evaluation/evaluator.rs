@@ -30,6 +30,26 @@ pub trait Evaluator: Sync {
         self.eval_batch(positions, out);
     }
 
+    /// Prepares `near` once for [`Self::eval_batch_prepared`]: a search
+    /// values the plays of each of a position's 21 rolls, all a few
+    /// checkers from it, so the work done on `near` is shared by the
+    /// rolls. The default keeps only the position.
+    fn prepare_near(&self, near: &Position) -> Near {
+        Near {
+            pos: *near,
+            by: 0,
+            state: None,
+        }
+    }
+
+    /// [`Self::eval_batch_near`] from a position [`Self::prepare_near`]
+    /// prepared, within rounding of [`Self::eval_batch`]; the default
+    /// (and any evaluator given another's preparation) values them as
+    /// `eval_batch_near` does.
+    fn eval_batch_prepared(&self, near: &Near, positions: &[Position], out: &mut [Probs]) {
+        self.eval_batch_near(&near.pos, positions, out);
+    }
+
     /// Evaluates one position.
     fn eval(&self, pos: &Position) -> Probs {
         let mut out = [Probs::default()];
@@ -54,6 +74,24 @@ pub trait Evaluator: Sync {
     }
 }
 
+/// A position prepared by an evaluator for valuing positions near it
+/// ([`Evaluator::prepare_near`]).
+pub struct Near {
+    /// The position.
+    pos: Position,
+    /// The address of the evaluator that prepared it (0: none did).
+    by: usize,
+    /// What that evaluator keeps of it.
+    state: Option<Box<dyn std::any::Any + Send + Sync>>,
+}
+
+impl Near {
+    /// The prepared position.
+    pub fn position(&self) -> &Position {
+        &self.pos
+    }
+}
+
 /// The exact result for the mover when `after` (mover's view) ends the
 /// game, else `None`.
 pub fn final_result(after: &Position) -> Option<Probs> {
@@ -73,6 +111,19 @@ pub fn candidate_values<E: Evaluator + ?Sized>(
     candidates: &[Candidate],
     out: &mut Vec<Probs>,
 ) {
+    candidate_values_near(eval, None, candidates, out)
+}
+
+/// [`candidate_values`] of plays of a roll from a position whose other
+/// side's view `near` holds (`prepare_near(&before.swapped())`): each
+/// play is valued by its differences from the position before it. The
+/// preparation is shared by every roll of the position.
+pub fn candidate_values_near<E: Evaluator + ?Sized>(
+    eval: &E,
+    near: Option<&Near>,
+    candidates: &[Candidate],
+    out: &mut Vec<Probs>,
+) {
     thread_local! {
         static SCRATCH: std::cell::RefCell<Vec<Position>> = const { std::cell::RefCell::new(Vec::new()) };
     }
@@ -82,8 +133,10 @@ pub fn candidate_values<E: Evaluator + ?Sized>(
         let mut swapped = s.borrow_mut();
         swapped.clear();
         swapped.extend(candidates.iter().map(|c| c.position.swapped()));
-        if let Some(first) = swapped.first() {
-            eval.eval_batch_near(first, &swapped, out);
+        match (near, swapped.first()) {
+            (Some(near), _) => eval.eval_batch_prepared(near, &swapped, out),
+            (None, Some(first)) => eval.eval_batch_near(first, &swapped, out),
+            (None, None) => {}
         }
     });
     for (o, c) in out.iter_mut().zip(candidates) {
@@ -390,6 +443,54 @@ impl NetEvaluator {
     }
 }
 
+/// A position's inputs and first-layer sums, from which positions near
+/// it are valued by their differences.
+struct NearSums {
+    phase: Phase,
+    reference: Reference,
+    sums: FirstSums,
+}
+
+impl NearSums {
+    fn new(ev: &NetEvaluator, near: &Position) -> NearSums {
+        let phase = Phase::of(near);
+        let reference = Reference::new(near, ev.layout);
+        let mut sums = FirstSums::default();
+        ev.net(phase).first_sums(reference.inputs(), &mut sums);
+        NearSums {
+            phase,
+            reference,
+            sums,
+        }
+    }
+}
+
+impl NetEvaluator {
+    /// Values `positions`, those of `near`'s phase by their differences
+    /// from it when they are fewer than their inputs.
+    fn eval_from(&self, near: &NearSums, positions: &[Position], out: &mut [Probs]) {
+        let NearSums {
+            phase,
+            reference,
+            sums,
+        } = near;
+        let net = self.net(*phase);
+        self.eval_grouped(positions, out, Some((net, sums)), |pos, groups| {
+            if Phase::of(pos) == *phase && {
+                let x = groups[Way::Near as usize].next();
+                x.fill_difference(pos, reference);
+                x.len() < reference.inputs().len()
+            } {
+                Way::Near
+            } else {
+                let way = Way::of(pos);
+                self.encode_into(pos, groups[way as usize].next());
+                way
+            }
+        });
+    }
+}
+
 impl Evaluator for NetEvaluator {
     fn eval_batch(&self, positions: &[Position], out: &mut [Probs]) {
         self.eval_grouped(positions, out, None, |pos, groups| {
@@ -404,25 +505,31 @@ impl Evaluator for NetEvaluator {
         if positions.len() < NEAR_BATCH || self.exact(near).is_some() {
             return self.eval_batch(positions, out);
         }
-        let phase = Phase::of(near);
-        let net = self.net(phase);
-        let reference = Reference::new(near, self.layout);
-        let mut sums = FirstSums::default();
-        net.first_sums(reference.inputs(), &mut sums);
-        self.eval_grouped(positions, out, Some((net, &sums)), |pos, groups| {
-            // By its differences when they are fewer than its inputs.
-            if Phase::of(pos) == phase && {
-                let x = groups[Way::Near as usize].next();
-                x.fill_difference(pos, &reference);
-                x.len() < reference.inputs().len()
-            } {
-                Way::Near
-            } else {
-                let way = Way::of(pos);
-                self.encode_into(pos, groups[way as usize].next());
-                way
-            }
-        });
+        self.eval_from(&NearSums::new(self, near), positions, out);
+    }
+
+    fn prepare_near(&self, near: &Position) -> Near {
+        let state = self
+            .exact(near)
+            .is_none()
+            .then(|| Box::new(NearSums::new(self, near)) as Box<dyn std::any::Any + Send + Sync>);
+        Near {
+            pos: *near,
+            by: self as *const NetEvaluator as usize,
+            state,
+        }
+    }
+
+    fn eval_batch_prepared(&self, near: &Near, positions: &[Position], out: &mut [Probs]) {
+        let mine = near.by == self as *const NetEvaluator as usize;
+        match near
+            .state
+            .as_ref()
+            .and_then(|s| s.downcast_ref::<NearSums>())
+        {
+            Some(sums) if mine => self.eval_from(sums, positions, out),
+            _ => self.eval_batch_near(&near.pos, positions, out),
+        }
     }
 
     #[inline]
@@ -579,6 +686,40 @@ mod tests {
             }
         }
         assert!(checked > 10_000, "{checked}");
+    }
+
+    /// A position prepared once values its plays to the bit as valuing
+    /// them near it does (at every batch size); another evaluator's
+    /// preparation is not used, only its position.
+    #[test]
+    fn a_prepared_position_values_its_plays_as_eval_batch_near_does() {
+        let ev = random_evaluator(13, 96, 64);
+        let other = random_evaluator(14, 96, 64);
+        let (mut near, mut prepared) = (Vec::new(), Vec::new());
+        let mut checked = 0;
+        for (pos, cands) in random_game_steps(10, 9) {
+            let boards: Vec<Position> = cands.iter().map(|c| c.position.swapped()).collect();
+            near.resize(boards.len(), Probs::default());
+            prepared.resize(boards.len(), Probs::default());
+            let reference = pos.swapped();
+            let mine = ev.prepare_near(&reference);
+            assert_eq!(mine.position(), &reference);
+            if boards.len() >= NEAR_BATCH {
+                ev.eval_batch_near(&reference, &boards, &mut near);
+                ev.eval_batch_prepared(&mine, &boards, &mut prepared);
+                assert_eq!(bits(&near), bits(&prepared));
+                checked += boards.len();
+            }
+            let theirs = other.prepare_near(&reference);
+            ev.eval_batch_prepared(&theirs, &boards, &mut prepared);
+            ev.eval_batch_near(&reference, &boards, &mut near);
+            assert_eq!(bits(&near), bits(&prepared));
+        }
+        assert!(checked > 5_000, "{checked}");
+    }
+
+    fn bits(v: &[Probs]) -> Vec<u32> {
+        v.iter().flat_map(|p| p.0.map(f32::to_bits)).collect()
     }
 
     /// Grouped by net, a batch of plays from many positions (races and

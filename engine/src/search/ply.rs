@@ -10,7 +10,9 @@
 
 use rayon::prelude::*;
 
-use crate::evaluation::evaluator::{candidate_values, final_result, Evaluator};
+use crate::evaluation::evaluator::{
+    candidate_values, candidate_values_near, final_result, Evaluator, Near,
+};
 use crate::evaluation::probs::Probs;
 use crate::rules::dice::Dice;
 use crate::rules::movegen::{generate, Candidate, MoveList};
@@ -85,10 +87,12 @@ impl<'a, E: Evaluator + ?Sized> Ply<'a, E> {
         if depth == 0 {
             return self.base.eval(pos);
         }
+        // Every roll's plays are valued from the position before them.
+        let near = self.base.prepare_near(&pos.swapped());
         let per_roll = |dice: Dice| -> Probs {
             let mut list = MoveList::new();
             generate(pos, dice, &mut list);
-            let (_, v) = self.best_play(list.as_slice(), depth - 1, self.filter, root);
+            let (_, v) = self.best_play(list.as_slice(), Some(&near), depth - 1, self.filter, root);
             let mut acc = Probs::default();
             acc.add_scaled(&v, dice.weight() as f32 / 36.0);
             acc
@@ -110,16 +114,18 @@ impl<'a, E: Evaluator + ?Sized> Ply<'a, E> {
     }
 
     /// The best play among `candidates` searched at `depth`, and its value
-    /// for the mover (`root`: the root player or not).
+    /// for the mover (`root`: the root player or not); `near`, the
+    /// position before them prepared from the other side, if at hand.
     fn best_play(
         &self,
         candidates: &[Candidate],
+        near: Option<&Near>,
         depth: u32,
         filter: MoveFilter,
         root: bool,
     ) -> (usize, Probs) {
         let mut values = Vec::with_capacity(candidates.len());
-        candidate_values(self.base, candidates, &mut values);
+        candidate_values_near(self.base, near, candidates, &mut values);
         let best0 = self.valuation.argmax(&values, root);
         if depth == 0 || candidates.len() == 1 {
             return (best0, values[best0]);
@@ -317,7 +323,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
 impl<E: Evaluator + ?Sized> crate::search::chooser::Chooser for Searcher<'_, E> {
     fn choose(&mut self, _before: &Position, candidates: &[Candidate]) -> usize {
         self.ply
-            .best_play(candidates, self.ply.depth, self.root, true)
+            .best_play(candidates, None, self.ply.depth, self.root, true)
             .0
     }
 }
