@@ -180,7 +180,7 @@ impl SparseInputs {
     fn side_difference(
         &mut self,
         (s, o): (&Checkers, &Checkers),
-        (old, old_tail): (&Checkers, &Tail),
+        (old, old_o, old_tail): (&Checkers, &Checkers, &Tail),
         base: usize,
         layout: Layout,
     ) {
@@ -193,7 +193,15 @@ impl SparseInputs {
                 self.push(base + (p - 1) * 4 + k, a[k] - b[k]);
             }
         }
-        let t = tail(s, o, layout);
+        // What depends on a side that did not move is the reference's.
+        let mut t = *old_tail;
+        if s != old {
+            own_features(s, layout, &mut t);
+        }
+        if o != old_o {
+            t[8] = containment(o) as f32 / 36.0;
+        }
+        cross_features(s, o, layout, &mut t);
         for k in 0..=layout.features() {
             self.push(base + 100 + k, t[k] - old_tail[k]);
         }
@@ -207,10 +215,10 @@ impl SparseInputs {
         self.len = 0;
         let layout = reference.layout;
         let (r, t) = (&reference.pos, &reference.tails);
-        self.side_difference((&pos.me, &pos.opp), (&r.me, &t[0]), 0, layout);
+        self.side_difference((&pos.me, &pos.opp), (&r.me, &r.opp, &t[0]), 0, layout);
         self.side_difference(
             (&pos.opp, &pos.me),
-            (&r.opp, &t[1]),
+            (&r.opp, &r.me, &t[1]),
             layout.per_side(),
             layout,
         );
@@ -245,6 +253,14 @@ fn tails(pos: &Position, layout: Layout) -> [Tail; 2] {
 
 fn tail(s: &Checkers, o: &Checkers, layout: Layout) -> Tail {
     let mut t: Tail = [0.0; 1 + FEATURES_MAX];
+    own_features(s, layout, &mut t);
+    t[8] = containment(o) as f32 / 36.0;
+    cross_features(s, o, layout, &mut t);
+    t
+}
+
+/// The parts of `s`'s tail that depend on `s` alone.
+fn own_features(s: &Checkers, layout: Layout, t: &mut Tail) {
     let pips: u32 = (1..=BAR).map(|p| p as u32 * u32::from(s.at(p))).sum();
     t[0] = f32::from(s.off()) / 15.0;
     t[1] = pips as f32 / 150.0;
@@ -252,31 +268,38 @@ fn tail(s: &Checkers, o: &Checkers, layout: Layout) -> Tail {
     t[3] = highest_bit(s.made() & POINTS_MASK) as f32 / 24.0;
     t[4] = (s.made() & 0b111_1110).count_ones() as f32 / 6.0;
     t[5] = longest_run(s.made() & POINTS_MASK) as f32 / 6.0;
+    t[10] = back_checkers(s) as f32 / 15.0;
+    t[11] = (s.occupied() & !s.made() & POINTS_MASK).count_ones() as f32 / 15.0;
+    if layout != Layout::V2 {
+        t[13] = (s.made() & (0x3F << 19)).count_ones() as f32 / 3.0;
+        let outside: u32 = (7..=25).map(|i| i as u32 * u32::from(s.at(i))).sum();
+        t[14] = outside as f32 / 150.0;
+        let home = (s.made() & 0x7E).count_ones() as f32;
+        let outer = (s.made() >> 7 & 0x3F).count_ones() as f32;
+        t[17] = home * outer / 36.0;
+    }
+}
+
+/// The parts of `s`'s tail that depend on both sides (containment, which
+/// depends on `o` alone, aside).
+fn cross_features(s: &Checkers, o: &Checkers, layout: Layout, t: &mut Tail) {
     let hits = shots(s, o);
     t[6] = hits.any as f32 / 36.0;
     t[7] = escapes(s, o) as f32 / 36.0;
-    t[8] = containment(o) as f32 / 36.0;
-    if s.bar() > 0 {
+    t[9] = if s.bar() > 0 {
         let closed = (o.made() & 0b111_1110).count_ones() as f32 / 6.0;
-        t[9] = closed * closed;
-    }
-    t[10] = back_checkers(s) as f32 / 15.0;
-    t[11] = (s.occupied() & !s.made() & POINTS_MASK).count_ones() as f32 / 15.0;
+        closed * closed
+    } else {
+        0.0
+    };
     if layout != Layout::V2 {
         let open = !Checkers::mirrored(o.made()) & POINTS_MASK;
         let board = s.occupied() & POINTS_MASK;
         let mobility: u32 = (1..=6).map(|d| ((board >> d) & open).count_ones()).sum();
         t[12] = mobility as f32 / 40.0;
-        t[13] = (s.made() & (0x3F << 19)).count_ones() as f32 / 3.0;
-        let outside: u32 = (7..=25).map(|i| i as u32 * u32::from(s.at(i))).sum();
-        t[14] = outside as f32 / 150.0;
         t[15] = hits.double as f32 / 36.0;
         t[16] = hits.risk / 36.0;
-        let home = (s.made() & 0x7E).count_ones() as f32;
-        let outer = (s.made() >> 7 & 0x3F).count_ones() as f32;
-        t[17] = home * outer / 36.0;
     }
-    t
 }
 
 /// A position encoded once, so that nearby positions (its plays) can be
