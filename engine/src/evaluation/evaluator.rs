@@ -34,11 +34,12 @@ pub trait Evaluator: Sync {
     /// values the plays of each of a position's 21 rolls, all a few
     /// checkers from it, so the work done on `near` is shared by the
     /// rolls. The default keeps only the position.
-    fn prepare_near(&self, near: &Position) -> Near {
+    fn prepare_near(&self, near: &Position) -> Near<'_> {
         Near {
             pos: *near,
             by: 0,
             state: None,
+            evaluator: std::marker::PhantomData,
         }
     }
 
@@ -46,7 +47,7 @@ pub trait Evaluator: Sync {
     /// prepared, within rounding of [`Self::eval_batch`]; the default
     /// (and any evaluator given another's preparation) values them as
     /// `eval_batch_near` does.
-    fn eval_batch_prepared(&self, near: &Near, positions: &[Position], out: &mut [Probs]) {
+    fn eval_batch_prepared(&self, near: &Near<'_>, positions: &[Position], out: &mut [Probs]) {
         self.eval_batch_near(&near.pos, positions, out);
     }
 
@@ -75,17 +76,20 @@ pub trait Evaluator: Sync {
 }
 
 /// A position prepared by an evaluator for valuing positions near it
-/// ([`Evaluator::prepare_near`]).
-pub struct Near {
+/// ([`Evaluator::prepare_near`]). It borrows the evaluator, which can
+/// then be neither changed nor dropped, so the address it was prepared
+/// by names that evaluator as long as it lives.
+pub struct Near<'a> {
     /// The position.
     pos: Position,
     /// The address of the evaluator that prepared it (0: none did).
     by: usize,
     /// What that evaluator keeps of it.
     state: Option<Box<dyn std::any::Any + Send + Sync>>,
+    evaluator: std::marker::PhantomData<&'a ()>,
 }
 
-impl Near {
+impl Near<'_> {
     /// The prepared position.
     pub fn position(&self) -> &Position {
         &self.pos
@@ -120,7 +124,7 @@ pub fn candidate_values<E: Evaluator + ?Sized>(
 /// preparation is shared by every roll of the position.
 pub fn candidate_values_near<E: Evaluator + ?Sized>(
     eval: &E,
-    near: Option<&Near>,
+    near: Option<&Near<'_>>,
     candidates: &[Candidate],
     out: &mut Vec<Probs>,
 ) {
@@ -508,7 +512,7 @@ impl Evaluator for NetEvaluator {
         self.eval_from(&NearSums::new(self, near), positions, out);
     }
 
-    fn prepare_near(&self, near: &Position) -> Near {
+    fn prepare_near(&self, near: &Position) -> Near<'_> {
         let state = self
             .exact(near)
             .is_none()
@@ -517,10 +521,11 @@ impl Evaluator for NetEvaluator {
             pos: *near,
             by: self as *const NetEvaluator as usize,
             state,
+            evaluator: std::marker::PhantomData,
         }
     }
 
-    fn eval_batch_prepared(&self, near: &Near, positions: &[Position], out: &mut [Probs]) {
+    fn eval_batch_prepared(&self, near: &Near<'_>, positions: &[Position], out: &mut [Probs]) {
         let mine = near.by == self as *const NetEvaluator as usize;
         match near
             .state

@@ -119,7 +119,7 @@ impl<'a, E: Evaluator + ?Sized> Ply<'a, E> {
     fn best_play(
         &self,
         candidates: &[Candidate],
-        near: Option<&Near>,
+        near: Option<&Near<'_>>,
         depth: u32,
         filter: MoveFilter,
         root: bool,
