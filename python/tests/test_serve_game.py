@@ -87,6 +87,8 @@ def test_a_match_is_played_out_and_its_record_reads_back(cli, server, tmp_path):
     assert state["ended"] and state["seed"] == SEED
     assert state["log"][-1].endswith("wins the match.")
     assert max(state["score"]) >= 3
+    winner = state["awaiting"]["winner"]
+    assert state["score"][winner] >= 3 and state["log"][-1].startswith(state["names"][winner])
     # The last board is drawn, though no position text holds it.
     assert state["board"] is None
     status, kind, svg = server.get("api/game/board.svg", id=state["id"])

@@ -485,11 +485,11 @@ impl Table {
         let s = &self.session;
         let st = s.decision_state();
         let awaiting = match s.awaiting() {
-            _ if self.ended => json!({"what": "nothing"}),
-            Awaiting::BetweenGames => json!({"what": "next game"}),
             Awaiting::MatchOver { winner } => {
                 json!({"what": "nothing", "winner": winner.index()})
             }
+            _ if self.ended => json!({"what": "nothing"}),
+            Awaiting::BetweenGames => json!({"what": "next game"}),
             Awaiting::Roll { player, may_double } => {
                 json!({"what": "roll", "player": player.index(), "may_double": may_double})
             }
