@@ -96,8 +96,8 @@ pub enum Order {
     Accept,
     Reject,
     Resign(WinKind),
-    /// A play in any notation `hint` reads ("8/5 6/5", "bar/22", "=1"
-    /// is not one: plays are named, not numbered).
+    /// A play in any notation `hint` reads ("8/5 6/5", "bar/22"); the
+    /// terminal's "=N" (hint N) is not one here.
     Play(String),
     /// Start the next game.
     Next,
