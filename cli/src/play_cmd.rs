@@ -152,21 +152,12 @@ impl Game<'_> {
         )?)
     }
 
-    /// Whose side the board is drawn from: the one human, else the player
-    /// due to act.
     fn viewer(&self, acting: Player) -> Player {
-        match (self.seat(Player::Zero), self.seat(Player::One)) {
-            (Occupant::Human, Occupant::Engine) => Player::Zero,
-            (Occupant::Engine, Occupant::Human) => Player::One,
-            (Occupant::Engine, Occupant::Engine) => Player::One,
-            _ => acting,
-        }
+        viewer(&self.args.players, acting)
     }
 
     fn home_left(&self) -> bool {
-        let swap =
-            self.args.swap_sides && self.games_started.is_multiple_of(2) && self.games_started > 0;
-        (self.args.home == Home::Left) != swap
+        home_left(self.args, self.games_started)
     }
 
     fn board(&self, pos_for_viewer: &Position, viewer: Player, status: &str) -> String {
@@ -200,28 +191,53 @@ impl Game<'_> {
         c: &mut Console<R, W>,
         r: &GameResult,
     ) -> Result<()> {
-        let s = &self.session;
-        let kind = self.lang.win(r.kind);
-        let pts = if r.points == 1 { "point" } else { "points" };
-        c.say(&format!(
-            "{} a {kind} and {} {pts}.",
-            says(name_of(s, r.winner), "wins"),
-            r.points
-        ))?;
-        let sc = s.state().score;
-        let of = if s.state().length > 0 {
-            format!(" (match to {})", s.state().length)
-        } else {
-            String::new()
-        };
-        c.say(&format!(
-            "Score: {} {}, {} {}{of}",
-            s.names()[0],
-            sc[0],
-            s.names()[1],
-            sc[1]
-        ))
+        let [won, score] = result_words(&self.session, self.lang, r);
+        c.say(&won)?;
+        c.say(&score)
     }
+}
+
+/// Whose side the board is drawn from, given the seats: the one human,
+/// else the player due to act (`acting`).
+pub fn viewer(seats: &[Occupant], acting: Player) -> Player {
+    match (seats[0], seats[1]) {
+        (Occupant::Human, Occupant::Engine) => Player::Zero,
+        (Occupant::Engine, Occupant::Human) => Player::One,
+        (Occupant::Engine, Occupant::Engine) => Player::One,
+        _ => acting,
+    }
+}
+
+/// Whether the home board is drawn on the left in game `games_started`:
+/// `--home`, turned round every other game with `--swap-sides`.
+pub fn home_left(args: &PlayArgs, games_started: u32) -> bool {
+    let swap = args.swap_sides && games_started.is_multiple_of(2) && games_started > 0;
+    (args.home == Home::Left) != swap
+}
+
+/// A finished game told: who won what, then the score.
+pub fn result_words(s: &Session, lang: Lang, r: &GameResult) -> [String; 2] {
+    let pts = if r.points == 1 { "point" } else { "points" };
+    let won = format!(
+        "{} a {} and {} {pts}.",
+        says(name_of(s, r.winner), "wins"),
+        lang.win(r.kind),
+        r.points
+    );
+    let sc = s.state().score;
+    let of = if s.state().length > 0 {
+        format!(" (match to {})", s.state().length)
+    } else {
+        String::new()
+    };
+    let score = format!(
+        "Score: {} {}, {} {}{of}",
+        s.names()[0],
+        sc[0],
+        s.names()[1],
+        sc[1]
+    );
+    [won, score]
 }
 
 /// Plays the session on `console` until the match ends, the games run out,

@@ -4,7 +4,7 @@
 //! between orders, so every answer finds a person to act, a game over, or
 //! the session over; its log tells what happened, in `play`'s words.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use clap::Parser;
 use serde_json::{json, Value};
 use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
@@ -16,7 +16,7 @@ use sheshbesh_engine::rules::scoring::{GameResult, WinKind};
 use sheshbesh_engine::Player;
 
 use super::params::{ApiError, Params};
-use crate::console::{Home, Occupant, PlayArgs};
+use crate::console::{Occupant, PlayArgs};
 use crate::lang::Lang;
 use crate::play_cmd::says;
 
@@ -155,7 +155,6 @@ impl Order {
 /// One game session on the board.
 pub struct Table {
     session: Session,
-    seats: [Occupant; 2],
     args: PlayArgs,
     commitment: String,
     seed: String,
@@ -173,7 +172,6 @@ impl Table {
         let dealt = crate::play_cmd::deal(&args)?;
         let mut t = Table {
             session: dealt.session,
-            seats: [args.players[0], args.players[1]],
             args,
             commitment: dealt.commitment,
             seed: dealt.seed,
@@ -202,15 +200,15 @@ impl Table {
     }
 
     fn human(&self, p: Player) -> bool {
-        self.seats[p.index()] == Occupant::Human
+        self.args.players[p.index()] == Occupant::Human
     }
 
     /// Carries out a person's order, then the engine's turns that follow.
-    /// An order that is not due is refused (a [`PlayError`]'s words), and
-    /// the table is as it was.
+    /// An order that is not due is refused with a [`PlayError::NotNow`],
+    /// and the table is as it was.
     pub fn order(&mut self, ev: &NetEvaluator, order: Order) -> Result<()> {
         if self.ended {
-            bail!("not now: the session is over");
+            bail!(PlayError::NotNow("the session is over"));
         }
         let awaited = match self.session.awaiting() {
             Awaiting::Roll { player, .. }
@@ -227,13 +225,13 @@ impl Table {
             }
             Order::Next => {
                 if self.session.awaiting() != Awaiting::BetweenGames {
-                    bail!("not now: a game is in progress");
+                    bail!(PlayError::NotNow("a game is in progress"));
                 }
                 self.start_game()?;
             }
             Order::Resign(kind) => {
                 // Whoever is to act offers it, always a person here.
-                let player = awaited.context("not now: no game in progress")?;
+                let player = awaited.ok_or(PlayError::NotNow("no game in progress"))?;
                 self.session.resign(player, kind)?;
                 self.tell_resign(player, kind);
             }
@@ -245,7 +243,7 @@ impl Table {
                 self.act(player, Act::Play(chosen))?;
             }
             other => {
-                let player = awaited.context("not now: no game in progress")?;
+                let player = awaited.ok_or(PlayError::NotNow("no game in progress"))?;
                 let act = match other {
                     Order::Roll => Act::Roll,
                     Order::Double => Act::Double,
@@ -363,25 +361,8 @@ impl Table {
     }
 
     fn tell_result(&mut self, r: &GameResult) {
-        let s = &self.session;
-        let pts = if r.points == 1 { "point" } else { "points" };
-        let sc = s.state().score;
-        let of = if s.state().length > 0 {
-            format!(" (match to {})", s.state().length)
-        } else {
-            String::new()
-        };
-        let line = format!(
-            "{} a {} and {} {pts}. Score: {} {}, {} {}{of}.",
-            says(&self.name(r.winner), "wins"),
-            self.lang().win(r.kind),
-            r.points,
-            s.names()[0],
-            sc[0],
-            s.names()[1],
-            sc[1]
-        );
-        self.log(line);
+        let [won, score] = crate::play_cmd::result_words(&self.session, self.lang(), r);
+        self.log(format!("{won} {score}."));
     }
 
     /// Plays the engine's turns (and the rolls and passes no one decides)
@@ -440,24 +421,20 @@ impl Table {
     /// The player whose side the board is drawn from: the one person, or
     /// with two, the one to act.
     fn viewer(&self) -> Player {
-        match (self.human(Player::Zero), self.human(Player::One)) {
-            (true, false) => Player::Zero,
-            (false, true) => Player::One,
-            _ => match self.session.awaiting() {
-                Awaiting::Roll { player, .. }
-                | Awaiting::Move { player, .. }
-                | Awaiting::AnswerDouble { player, .. }
-                | Awaiting::AnswerResignation { player, .. } => player,
-                _ => self.session.state().on_roll,
-            },
-        }
+        let acting = match self.session.awaiting() {
+            Awaiting::Roll { player, .. }
+            | Awaiting::Move { player, .. }
+            | Awaiting::AnswerDouble { player, .. }
+            | Awaiting::AnswerResignation { player, .. } => player,
+            _ => self.session.state().on_roll,
+        };
+        crate::play_cmd::viewer(&self.args.players, acting)
     }
 
-    /// Whether the board shows the home board on the left: `home`, turned
-    /// round every other game with `swap-sides`.
+    /// Whether the board shows the home board on the left, as `play`
+    /// draws it.
     fn home_left(&self) -> bool {
-        let swap = self.args.swap_sides && self.games_started.is_multiple_of(2);
-        (self.args.home == Home::Left) != swap
+        crate::play_cmd::home_left(&self.args, self.games_started)
     }
 
     /// The board to draw, seen from the side of the player on roll or
@@ -522,7 +499,7 @@ impl Table {
         json!({
             "id": id,
             "names": s.names(),
-            "seats": self.seats.map(|o| if o == Occupant::Human { "human" } else { "engine" }),
+            "seats": self.args.players.iter().map(|&o| if o == Occupant::Human { "human" } else { "engine" }).collect::<Vec<_>>(),
             "level": self.args.level.name(),
             "rules": {
                 "match": st.length,
@@ -554,6 +531,7 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::console::Home;
 
     fn params(pairs: &[(&str, &str)], takes: &[&str]) -> Params {
         let pairs = pairs

@@ -552,28 +552,23 @@ async fn game_act(
     let p = Params::new(q, &["id", "do", "move", "kind"])?;
     let (id, table) = table_of(&app, &p)?;
     let order = game::Order::read(&p)?;
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    rayon::spawn(move || {
+    let done = on_pool(move || {
         let mut t = table.lock().unwrap_or_else(|e| e.into_inner());
-        let done = t.order(&app.ev, order).map(|()| t.state(id));
-        let _ = tx.send(done);
-    });
-    match rx.await {
-        Ok(Ok(state)) => Ok(Json(state)),
-        Ok(Err(e)) => {
-            let text = format!("{e:#}");
-            let status = if text.starts_with("not now") {
-                StatusCode::CONFLICT
-            } else {
-                StatusCode::BAD_REQUEST
-            };
-            Err(ApiError::new(status, text))
-        }
-        Err(_) => Err(ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "the game failed".into(),
-        )),
-    }
+        Ok(t.order(&app.ev, order).map(|()| t.state(id)))
+    })
+    .await?;
+    done.map(Json).map_err(|e| {
+        let not_now = matches!(
+            e.downcast_ref::<sheshbesh_engine::play::session::PlayError>(),
+            Some(sheshbesh_engine::play::session::PlayError::NotNow(_))
+        );
+        let status = if not_now {
+            StatusCode::CONFLICT
+        } else {
+            StatusCode::BAD_REQUEST
+        };
+        ApiError::new(status, format!("{e:#}"))
+    })
 }
 
 /// The game's record as the .mat file `play` saves (which `annotate`
