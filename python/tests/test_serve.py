@@ -279,7 +279,7 @@ def test_a_bad_or_oversized_upload_is_refused_with_one_line(server):
     status, kind, body = server.post("api/annotate", b"this is no match\n", name="x.mat")
     assert status == 400 and kind == "application/json"
     assert json.loads(body)["error"].startswith('bad match file "x.mat": ')
-    status, kind, body = server.post("api/annotate", b"x" * (9 << 20), name="big.mat")
+    status, kind, body = server.post("api/annotate", b"x" * (40 << 20), name="big.mat")
     assert status == 413 and kind == "application/json"
     assert json.loads(body)["error"] == 'bad match file "big.mat": larger than 8 MiB'
     status, _, body = server.post("api/annotate", MATCH.read_bytes())

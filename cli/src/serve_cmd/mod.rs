@@ -600,6 +600,41 @@ async fn game_record(
 /// few hundred kilobytes).
 pub const UPLOAD_LIMIT: usize = 8 << 20;
 
+/// How much of an oversized upload is read and thrown away before the
+/// refusal is sent. A server that answers while the client is still
+/// sending closes a connection with unread data, and the client then sees
+/// a broken pipe instead of the answer.
+const DRAIN_LIMIT: usize = 8 * UPLOAD_LIMIT;
+
+/// Why an upload was not taken.
+enum Upload {
+    TooLarge,
+    Broken(axum::Error),
+}
+
+/// The request's body if it is at most `UPLOAD_LIMIT` bytes. A larger one
+/// is read on to `DRAIN_LIMIT` without being kept, so its refusal reaches
+/// the client.
+async fn read_upload(body: Body) -> Result<Vec<u8>, Upload> {
+    use tokio_stream::StreamExt;
+    let mut stream = body.into_data_stream();
+    let mut kept = Vec::new();
+    let mut seen = 0usize;
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(Upload::Broken)?;
+        seen += chunk.len();
+        if seen <= UPLOAD_LIMIT {
+            kept.extend_from_slice(&chunk);
+        } else if seen > DRAIN_LIMIT {
+            break;
+        }
+    }
+    if seen > UPLOAD_LIMIT {
+        return Err(Upload::TooLarge);
+    }
+    Ok(kept)
+}
+
 /// A match review: the file's bytes are the request's body, `name` its
 /// file name (whose extension tells SGF from .mat). Server-sent events:
 /// `progress` with the rolls judged and of how many, then one `result`
@@ -614,18 +649,19 @@ async fn annotate(
     let name = std::path::PathBuf::from(p.required("name")?);
     let ply = p.ply()?;
     let checker = p.play_equity()?;
-    let bytes = axum::body::to_bytes(body, UPLOAD_LIMIT)
-        .await
-        .map_err(|_| {
-            ApiError::new(
+    let bytes = read_upload(body).await.map_err(|e| {
+        let (status, why) = match e {
+            Upload::TooLarge => (
                 StatusCode::PAYLOAD_TOO_LARGE,
-                format!(
-                    "bad match file \"{}\": larger than {} MiB",
-                    name.display(),
-                    UPLOAD_LIMIT >> 20
-                ),
-            )
-        })?;
+                format!("larger than {} MiB", UPLOAD_LIMIT >> 20),
+            ),
+            Upload::Broken(e) => (StatusCode::BAD_REQUEST, format!("upload broken off: {e}")),
+        };
+        ApiError::new(
+            status,
+            format!("bad match file \"{}\": {why}", name.display()),
+        )
+    })?;
     let m = crate::annotate_cmd::read_match(&name, &bytes).map_err(ApiError::bad)?;
     let (events, response) = Events::open();
     rayon::spawn(move || {
