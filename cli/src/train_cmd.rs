@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use serde_json::json;
-use sheshbesh_engine::cube::cubeful::PREFILTER_SHORTLIST;
 use sheshbesh_engine::evaluation::evaluator::Phase;
 use sheshbesh_engine::evaluation::inputs::Layout;
 use sheshbesh_engine::evaluation::net::{BLOCK, MAX_HIDDEN};
@@ -19,7 +18,6 @@ use sheshbesh_trainer::classes::PositionClass;
 use sheshbesh_trainer::expert::{ExpertConfig, LabelSource};
 use sheshbesh_trainer::jobs::{CalibrateJob, ExpertJob};
 use sheshbesh_trainer::labels::Shard;
-use sheshbesh_trainer::prefilter::{distil, PrefilterConfig, PrefilterStep};
 use sheshbesh_trainer::schedule::Schedule;
 use sheshbesh_trainer::surgery;
 use sheshbesh_trainer::train::{train, SelfplayConfig};
@@ -45,11 +43,6 @@ pub enum TrainMode {
     /// or one class such as back games), roll each out to the end, and
     /// rescale each output's logit to fit them or fit the whole net.
     Calibrate(CalibrateArgs),
-    /// Distil the play pre-filter from a checkpoint's contact net: a small
-    /// board-only net that ranks a roll's plays so that a search's inner
-    /// nodes value only the best few with the full net. It is added to the
-    /// checkpoint; the other nets stay as they are.
-    Prefilter(PrefilterArgs),
     /// Make weights from other weights files without training.
     Weights {
         #[command(subcommand)]
@@ -257,32 +250,6 @@ pub struct CalibrateArgs {
     pub seed: u64,
 }
 
-/// Options of `train prefilter`.
-#[derive(Args, Debug)]
-pub struct PrefilterArgs {
-    #[command(flatten)]
-    pub out: TrainOutput,
-    /// Positions sampled from the checkpoint's self-play; each contact
-    /// one gives a roll with all its plays valued by the contact net.
-    #[arg(long, default_value_t = 200_000, value_parser = crate::args::count_usize)]
-    pub positions: usize,
-    /// Hidden units of the pre-filter (a multiple of 32).
-    #[arg(long, default_value_t = 32, value_parser = parse_hidden)]
-    pub hidden: usize,
-    /// Passes over the labels.
-    #[arg(long, default_value_t = 6, value_parser = crate::args::count_usize)]
-    pub epochs: usize,
-    /// Adam's learning rate of the first pass (it falls to a tenth).
-    #[arg(long, default_value_t = 0.003, value_parser = crate::args::positive)]
-    pub alpha: f32,
-    /// Plays per Adam step.
-    #[arg(long, default_value_t = 64, value_parser = crate::args::count_usize)]
-    pub batch: usize,
-    /// Seed of the sample, the rolls and the fit.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-}
-
 /// The positions `train calibrate --class` rolls out.
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 pub enum ClassArg {
@@ -445,7 +412,6 @@ pub fn run_as(a: TrainArgs, command: String) -> Result<()> {
         TrainMode::Selfplay(s) => selfplay(s, command),
         TrainMode::Expert(e) => expert(e, command),
         TrainMode::Calibrate(c) => calibrate(c, command),
-        TrainMode::Prefilter(p) => prefilter(p, command),
         TrainMode::Weights { op } => weights_op(op),
     }
 }
@@ -556,52 +522,6 @@ fn calibrate(a: CalibrateArgs, command: String) -> Result<()> {
             b.bias, f.bias, b.rmse, f.rmse
         );
     }
-    Ok(())
-}
-
-fn prefilter(a: PrefilterArgs, command: String) -> Result<()> {
-    let cfg = PrefilterConfig {
-        positions: a.positions,
-        hidden: a.hidden,
-        epochs: a.epochs,
-        alpha: a.alpha,
-        batch: a.batch,
-        seed: a.seed,
-    };
-    let path = &a.out.checkpoint;
-    let (mut ev, prov) = checkpoint::load(path)?;
-    let show = progress(&a.out);
-    let (p, report) = distil(&ev, &cfg, |pass| {
-        if show {
-            eprintln!("pass {pass} of {}", cfg.epochs);
-        }
-    });
-    ev.prefilter = Some(std::sync::Arc::new(p));
-    let mut prov = prov.unwrap_or_else(|| Provenance::new(&command, a.seed));
-    prov.prefilter = Some(PrefilterStep {
-        command,
-        config: cfg,
-        report: report.clone(),
-    });
-    checkpoint::save(path, &ev, &prov)?;
-    if a.out.json {
-        println!("{}", serde_json::to_string(&report)?);
-        return Ok(());
-    }
-    println!(
-        "distilled a pre-filter from {} rolls into {}; on {} held-out rolls the teacher's best play is among the first k:",
-        report.fitted,
-        path.display(),
-        report.prefilter.rolls
-    );
-    println!("k   pre-filter  pubeval");
-    for (&(k, ours), &(_, theirs)) in report.prefilter.rates.iter().zip(&report.pubeval.rates) {
-        println!("{k:<3} {:>9.1}%  {:>6.1}%", 100.0 * ours, 100.0 * theirs);
-    }
-    println!(
-        "mean equity lost by the best of the first {PREFILTER_SHORTLIST}: pre-filter {:.5}, pubeval {:.5}",
-        report.prefilter.mean_loss, report.pubeval.mean_loss
-    );
     Ok(())
 }
 

@@ -36,7 +36,6 @@ pub mod decisions;
 pub mod expert;
 pub mod jobs;
 pub mod labels;
-pub mod prefilter;
 pub mod schedule;
 pub mod selfplay;
 pub mod surgery;

@@ -210,53 +210,32 @@ fn values<E: Evaluator + ?Sized, C: CubeView>(
     (v, probs)
 }
 
-/// Plays per roll an inner node of the search values with the net when
-/// pubeval ranks them, as gnubg's pruning nets keep few at its inner
-/// plies. The net's time is most of a search's. Against valuing every
-/// play, on positions from real matches: 2-ply hints chose the same play
-/// on 499 of 500 at 12 (289 of 300 at 8) and ran 2.9 times faster, 3-ply
-/// hints on 100 of 100.
+/// Plays per roll an inner node of the search values with the net: the
+/// best few by pubeval's linear score, as gnubg's pruning nets keep few at
+/// its inner plies. The net's time is most of a search's. Against valuing
+/// every play, on positions from real matches: 2-ply hints chose the same
+/// play on 499 of 500 at 12 (289 of 300 at 8) and ran 2.9 times faster,
+/// 3-ply hints on 100 of 100.
 pub const INNER_SHORTLIST: usize = 12;
 
-/// Plays per roll an inner node values with the net when the evaluator's
-/// pre-filter ranks them ([`Evaluator::prefilter`], contact positions):
-/// it holds the net's best among fewer than pubeval does.
-pub const PREFILTER_SHORTLIST: usize = 5;
-
 /// The plays of a roll an inner node values: every one when there are at
-/// most as many as are kept, else the best by the evaluator's pre-filter
-/// (contact) or pubeval (the first of equal scores), in their order of
-/// generation.
-fn shortlist<E: Evaluator + ?Sized>(
-    ev: &E,
-    before: &Position,
-    cands: &[Candidate],
-    race: bool,
-    value: impl Fn(&Probs) -> f32,
-) -> Vec<Candidate> {
-    let Some(p) = ev.prefilter().filter(|_| !race) else {
-        let scores: Vec<f32> = cands
-            .iter()
-            .map(|c| pubeval::score(&c.position, race))
-            .collect();
-        return best_of(cands, &scores, INNER_SHORTLIST);
-    };
-    let mut scores = Vec::with_capacity(cands.len());
-    p.scores_near(before, cands, value, &mut scores);
-    best_of(cands, &scores, PREFILTER_SHORTLIST)
-}
-
-/// The `keep` candidates of the highest scores (the first of equal ones),
-/// in their order; all of them when there are no more.
-fn best_of(cands: &[Candidate], scores: &[f32], keep: usize) -> Vec<Candidate> {
-    if cands.len() <= keep {
+/// most [`INNER_SHORTLIST`], else the best by pubeval (the first of equal
+/// scores), in their order of generation.
+fn shortlist(cands: &[Candidate], race: bool) -> Vec<Candidate> {
+    if cands.len() <= INNER_SHORTLIST {
         return cands.to_vec();
     }
-    let mut scored: Vec<(f32, usize)> = scores.iter().copied().zip(0..).collect();
-    scored.select_nth_unstable_by(keep - 1, |a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut kept: Vec<usize> = scored[..keep].iter().map(|x| x.1).collect();
-    kept.sort_unstable();
-    kept.into_iter().map(|i| cands[i]).collect()
+    let mut scored: Vec<(f32, usize)> = cands
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (pubeval::score(&c.position, race), i))
+        .collect();
+    scored.select_nth_unstable_by(INNER_SHORTLIST - 1, |a, b| {
+        b.0.total_cmp(&a.0).then(a.1.cmp(&b.1))
+    });
+    let mut keep: Vec<usize> = scored[..INNER_SHORTLIST].iter().map(|x| x.1).collect();
+    keep.sort_unstable();
+    keep.into_iter().map(|i| cands[i]).collect()
 }
 
 /// The no-double value `ply` plies deep for each of `cubes`: the mean over
@@ -274,7 +253,7 @@ fn no_double<E: Evaluator + ?Sized, C: CubeView>(
     let per_roll = |dice: Dice| -> (Vec<f32>, Probs) {
         let (mut list, mut played) = (MoveList::new(), Vec::new());
         generate(pos, dice, &mut list);
-        let kept = shortlist(ev, pos, list.as_slice(), race, |p| cubes[0].cubeless(p));
+        let kept = shortlist(list.as_slice(), race);
         candidate_values_near(ev, Some(&near), &kept, &mut played);
         let w = dice.weight() as f32 / 36.0;
         let best: Vec<usize> = cubes
@@ -541,7 +520,7 @@ mod tests {
         generate(&pos, Dice::new(2, 2).unwrap(), &mut list);
         let all = list.as_slice();
         assert!(all.len() > INNER_SHORTLIST);
-        let kept = shortlist(&RACE, &pos, all, false, Probs::equity);
+        let kept = shortlist(all, false);
         assert_eq!(kept.len(), INNER_SHORTLIST);
         let score = |c: &Candidate| pubeval::score(&c.position, false);
         let worst_kept = kept.iter().map(score).fold(f32::INFINITY, f32::min);
@@ -554,7 +533,7 @@ mod tests {
         generate(&pos, Dice::new(5, 4).unwrap(), &mut list);
         let few = list.as_slice().to_vec();
         assert!(few.len() <= INNER_SHORTLIST);
-        assert_eq!(shortlist(&RACE, &pos, &few, false, Probs::equity), few);
+        assert_eq!(shortlist(&few, false), few);
     }
 
     #[test]

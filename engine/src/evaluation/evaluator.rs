@@ -10,7 +10,6 @@ use std::sync::Arc;
 use crate::evaluation::bearoff::Bearoff;
 use crate::evaluation::inputs::{Layout, Reference, SparseInputs};
 use crate::evaluation::net::{Activations, FirstSums, Net, GROUP};
-use crate::evaluation::prefilter::{Prefilter, PREFILTER_NET};
 use crate::evaluation::probs::Probs;
 use crate::evaluation::weights::{WeightsError, WeightsSet};
 use crate::rules::movegen::Candidate;
@@ -72,13 +71,6 @@ pub trait Evaluator: Sync {
     /// for self-consistency measures luck better than one fitted to choose
     /// plays. `None` (the default): this evaluator measures it.
     fn luck_yardstick(&self) -> Option<&dyn Evaluator> {
-        None
-    }
-
-    /// The small net that ranks a roll's plays for a search's inner nodes
-    /// ([`crate::evaluation::prefilter`]), when this evaluator has one;
-    /// `None` (the default): they are ranked by pubeval.
-    fn prefilter(&self) -> Option<&Prefilter> {
         None
     }
 }
@@ -217,9 +209,6 @@ pub struct NetEvaluator {
     /// file's `luck` contact net beside the same race net; see
     /// [`Evaluator::luck_yardstick`]).
     pub luck: Option<Arc<NetEvaluator>>,
-    /// The play pre-filter distilled from these nets (a weights file's
-    /// `prefilter` net; see [`Evaluator::prefilter`]).
-    pub prefilter: Option<Arc<Prefilter>>,
 }
 
 /// The name of a weights file's luck-yardstick contact net.
@@ -231,16 +220,12 @@ impl NetEvaluator {
         if let Some((name, _)) = set
             .nets
             .iter()
-            .find(|(n, _)| n != "contact" && n != "race" && n != LUCK_NET && n != PREFILTER_NET)
+            .find(|(n, _)| n != "contact" && n != "race" && n != LUCK_NET)
         {
             return Err(WeightsError::Shape(format!(
-                "a net named {name:?}: this build evaluates with a contact, a race, a luck and a prefilter net only"
+                "a net named {name:?}: this build evaluates with a contact, a race and a luck net only"
             )));
         }
-        let prefilter = match set.nets.iter().find(|(n, _)| n == PREFILTER_NET) {
-            Some((_, net)) => Some(Arc::new(Prefilter::new(net.clone())?)),
-            None => None,
-        };
         let contact = set.get("contact")?.clone();
         let race = set.get("race")?.clone();
         let luck = set.nets.iter().find(|(n, _)| n == LUCK_NET);
@@ -250,7 +235,6 @@ impl NetEvaluator {
             bearoff: None,
             layout: set.layout,
             luck: None,
-            prefilter,
         }
         .with_luck(luck.map(|(_, net)| net)))
     }
@@ -274,7 +258,6 @@ impl NetEvaluator {
                 bearoff: self.bearoff.clone(),
                 layout: self.layout,
                 luck: None,
-                prefilter: None,
             })
         });
         self
@@ -288,9 +271,6 @@ impl NetEvaluator {
         ];
         if let Some(luck) = &self.luck {
             nets.push((LUCK_NET.into(), luck.contact.clone()));
-        }
-        if let Some(p) = &self.prefilter {
-            nets.push((PREFILTER_NET.into(), p.net().clone()));
         }
         WeightsSet {
             layout: self.layout,
@@ -568,10 +548,6 @@ impl Evaluator for NetEvaluator {
     fn luck_yardstick(&self) -> Option<&dyn Evaluator> {
         self.luck.as_deref().map(|e| e as &dyn Evaluator)
     }
-
-    fn prefilter(&self) -> Option<&Prefilter> {
-        self.prefilter.as_deref()
-    }
 }
 
 /// Test doubles.
@@ -624,7 +600,6 @@ mod tests {
             bearoff: None,
             layout,
             luck: None,
-            prefilter: None,
         }
     }
 

@@ -78,10 +78,6 @@ impl Layout {
 /// The most inputs of any layout.
 pub const MAX_INPUTS: usize = 2 * (25 * 4 + 1 + FEATURES_MAX);
 
-/// Inputs per side of [`SparseInputs::fill_board`]: 25 points of 4
-/// units, checkers off, pips.
-pub const BOARD_PER_SIDE: usize = 102;
-
 /// The non-zero inputs of one position, as (index, value) pairs.
 #[derive(Clone, Debug)]
 pub struct SparseInputs {
@@ -176,59 +172,6 @@ impl SparseInputs {
         }
         for (k, &v) in t[..=layout.features()].iter().enumerate() {
             self.push(base + 100 + k, v);
-        }
-    }
-
-    /// Encodes `pos` as the play pre-filter reads it
-    /// ([`crate::evaluation::prefilter`]): each side's board units as the
-    /// nets have them, its checkers borne off and its pip count, and none
-    /// of the features, which cost more than such a net's whole pass.
-    pub fn fill_board(&mut self, pos: &Position) {
-        self.len = 0;
-        for (s, base) in [(&pos.me, 0), (&pos.opp, BOARD_PER_SIDE)] {
-            let mut occ = s.occupied();
-            while occ != 0 {
-                let p = occ.trailing_zeros() as usize;
-                occ &= occ - 1;
-                for (k, u) in point_units(s.at(p)).into_iter().enumerate() {
-                    self.push(base + (p - 1) * 4 + k, u);
-                }
-            }
-            self.push(base + 100, f32::from(s.off()) / 15.0);
-            self.push(base + 101, s.pips() as f32 / 150.0);
-        }
-    }
-
-    /// Makes `self` the board inputs ([`Self::fill_board`]) of `pos` less
-    /// those of `reference`: the units of the points whose counts changed,
-    /// and the changes of checkers off and pips.
-    pub fn fill_board_difference(&mut self, pos: &Position, reference: &Position) {
-        self.len = 0;
-        let sides = [
-            (&pos.me, &reference.me, 0),
-            (&pos.opp, &reference.opp, BOARD_PER_SIDE),
-        ];
-        for (s, old, base) in sides {
-            if s == old {
-                continue;
-            }
-            let mut changed = s.differing(old);
-            while changed != 0 {
-                let p = changed.trailing_zeros() as usize;
-                changed &= changed - 1;
-                let (a, b) = (point_units(s.at(p)), point_units(old.at(p)));
-                for k in 0..4 {
-                    self.push(base + (p - 1) * 4 + k, a[k] - b[k]);
-                }
-            }
-            self.push(
-                base + 100,
-                f32::from(s.off()) / 15.0 - f32::from(old.off()) / 15.0,
-            );
-            self.push(
-                base + 101,
-                s.pips() as f32 / 150.0 - old.pips() as f32 / 150.0,
-            );
         }
     }
 

@@ -23,7 +23,6 @@ use thiserror::Error;
 
 use crate::evaluation::inputs::Layout;
 use crate::evaluation::net::{Net, Params, BLOCK, BLOCK2, MAX_HIDDEN, MAX_HIDDEN2, OUTPUTS};
-use crate::evaluation::prefilter::{self, PREFILTER_NET};
 
 /// The first bytes of every weights file.
 pub const MAGIC: [u8; 8] = *b"SHESHNET";
@@ -257,15 +256,7 @@ pub fn decode(bytes: &[u8]) -> Result<WeightsSet, WeightsError> {
             shape.hidden as usize,
             shape.hidden2 as usize,
         );
-        // The pre-filter reads the board alone, whatever the layout.
-        if name == PREFILTER_NET {
-            if i != prefilter::INPUTS {
-                return Err(WeightsError::Shape(format!(
-                    "net {name:?} has {i} inputs, a pre-filter reads {}",
-                    prefilter::INPUTS
-                )));
-            }
-        } else if i != layout.inputs() {
+        if i != layout.inputs() {
             return Err(WeightsError::Shape(format!(
                 "net {name:?} has {i} inputs, layout {} has {}",
                 layout.id(),

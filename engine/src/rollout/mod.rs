@@ -352,7 +352,6 @@ mod tests {
             bearoff: db,
             layout: crate::evaluation::inputs::Layout::V2,
             luck: None,
-            prefilter: None,
         }
     }
 
