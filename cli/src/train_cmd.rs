@@ -9,6 +9,7 @@ use serde_json::json;
 use sheshbesh_engine::evaluation::evaluator::Phase;
 use sheshbesh_engine::evaluation::inputs::Layout;
 use sheshbesh_engine::evaluation::net::{BLOCK, MAX_HIDDEN};
+use sheshbesh_engine::evaluation::prefilter::{MAX_PREFILTER_HIDDEN, PREFILTER_KEEP};
 use sheshbesh_engine::evaluation::weights;
 use sheshbesh_engine::formats::files::read_bounded;
 use sheshbesh_trainer::calibrate::{CalibrateConfig, CalibrationFit};
@@ -18,6 +19,7 @@ use sheshbesh_trainer::classes::PositionClass;
 use sheshbesh_trainer::expert::{ExpertConfig, LabelSource};
 use sheshbesh_trainer::jobs::{CalibrateJob, ExpertJob};
 use sheshbesh_trainer::labels::Shard;
+use sheshbesh_trainer::prefilter::{distil, PrefilterConfig, PrefilterStep};
 use sheshbesh_trainer::schedule::Schedule;
 use sheshbesh_trainer::surgery;
 use sheshbesh_trainer::train::{train, SelfplayConfig};
@@ -43,6 +45,11 @@ pub enum TrainMode {
     /// or one class such as back games), roll each out to the end, and
     /// rescale each output's logit to fit them or fit the whole net.
     Calibrate(CalibrateArgs),
+    /// Distil the play pre-filter from a checkpoint's contact net: a small
+    /// board-only net that ranks a roll's plays so that a rollout's luck
+    /// pass values only the best few with the full net. It is added to the
+    /// checkpoint (replacing one it had); the other nets stay as they are.
+    Prefilter(PrefilterArgs),
     /// Make weights from other weights files without training.
     Weights {
         #[command(subcommand)]
@@ -250,6 +257,32 @@ pub struct CalibrateArgs {
     pub seed: u64,
 }
 
+/// Options of `train prefilter`.
+#[derive(Args, Debug)]
+pub struct PrefilterArgs {
+    #[command(flatten)]
+    pub out: TrainOutput,
+    /// Positions sampled from the checkpoint's self-play; each contact
+    /// one gives a roll with all its plays valued by the contact net.
+    #[arg(long, default_value_t = 1_000_000, value_parser = crate::args::count_usize)]
+    pub positions: usize,
+    /// Hidden units of the pre-filter: 32 or 64.
+    #[arg(long, default_value_t = 32, value_parser = parse_prefilter_hidden)]
+    pub hidden: usize,
+    /// Passes over the labels.
+    #[arg(long, default_value_t = 6, value_parser = crate::args::count_usize)]
+    pub epochs: usize,
+    /// Adam's learning rate of the first pass (it falls to a tenth).
+    #[arg(long, default_value_t = 0.003, value_parser = crate::args::positive)]
+    pub alpha: f32,
+    /// Plays per Adam step.
+    #[arg(long, default_value_t = 64, value_parser = crate::args::count_usize)]
+    pub batch: usize,
+    /// Seed of the sample, the rolls and the fit.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
 /// The positions `train calibrate --class` rolls out.
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 pub enum ClassArg {
@@ -393,6 +426,13 @@ fn parse_hidden(s: &str) -> Result<usize, String> {
 }
 
 /// Reads `I/N` with I below N.
+fn parse_prefilter_hidden(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n > 0 && n % BLOCK == 0 && n <= MAX_PREFILTER_HIDDEN => Ok(n),
+        _ => Err(format!("{s}: give 32 or 64")),
+    }
+}
+
 fn parse_shard(s: &str) -> Result<Shard, String> {
     let (i, n) = s.split_once('/').ok_or("expected I/N, as 0/4")?;
     match (i.parse::<usize>(), n.parse::<usize>()) {
@@ -412,6 +452,7 @@ pub fn run_as(a: TrainArgs, command: String) -> Result<()> {
         TrainMode::Selfplay(s) => selfplay(s, command),
         TrainMode::Expert(e) => expert(e, command),
         TrainMode::Calibrate(c) => calibrate(c, command),
+        TrainMode::Prefilter(p) => prefilter(p, command),
         TrainMode::Weights { op } => weights_op(op),
     }
 }
@@ -525,6 +566,52 @@ fn calibrate(a: CalibrateArgs, command: String) -> Result<()> {
     Ok(())
 }
 
+fn prefilter(a: PrefilterArgs, command: String) -> Result<()> {
+    let cfg = PrefilterConfig {
+        positions: a.positions,
+        hidden: a.hidden,
+        epochs: a.epochs,
+        alpha: a.alpha,
+        batch: a.batch,
+        seed: a.seed,
+    };
+    let path = &a.out.checkpoint;
+    let (mut ev, prov) = checkpoint::load(path)?;
+    let show = progress(&a.out);
+    let (p, report) = distil(&ev, &cfg, |pass| {
+        if show {
+            eprintln!("pass {pass} of {}", cfg.epochs);
+        }
+    });
+    ev.prefilter = Some(std::sync::Arc::new(p));
+    let mut prov = prov.unwrap_or_else(|| Provenance::new(&command, a.seed));
+    prov.prefilter = Some(PrefilterStep {
+        command,
+        config: cfg,
+        report: report.clone(),
+    });
+    checkpoint::save(path, &ev, &prov)?;
+    if a.out.json {
+        println!("{}", serde_json::to_string(&report)?);
+        return Ok(());
+    }
+    println!(
+        "distilled a pre-filter from {} rolls into {}; on {} held-out rolls the teacher's best play is among the first k:",
+        report.fitted,
+        path.display(),
+        report.prefilter.rolls
+    );
+    println!("k   pre-filter  pubeval");
+    for (&(k, ours), &(_, theirs)) in report.prefilter.rates.iter().zip(&report.pubeval.rates) {
+        println!("{k:<3} {:>9.1}%  {:>6.1}%", 100.0 * ours, 100.0 * theirs);
+    }
+    println!(
+        "mean equity lost by the best of the first {PREFILTER_KEEP}: pre-filter {:.5}, pubeval {:.5}",
+        report.prefilter.mean_loss, report.pubeval.mean_loss
+    );
+    Ok(())
+}
+
 impl ExpertArgs {
     /// The trainer's job of `train expert` with these options: `rounds`
     /// rounds, recorded in the checkpoint as `command`.
@@ -630,6 +717,18 @@ fn weights_op(op: WeightsOp) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_prefilter_has_32_or_64_hidden_units() {
+        assert_eq!(parse_prefilter_hidden("32"), Ok(32));
+        assert_eq!(parse_prefilter_hidden("64"), Ok(64));
+        for bad in ["0", "16", "96", "x"] {
+            assert_eq!(
+                parse_prefilter_hidden(bad),
+                Err(format!("{bad}: give 32 or 64"))
+            );
+        }
+    }
 
     #[test]
     fn label_sources_are_read_and_bad_ones_named() {

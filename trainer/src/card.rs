@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 
 use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
+use sheshbesh_engine::evaluation::prefilter::{PREFILTER_KEEP, PREFILTER_NET};
 use sheshbesh_engine::evaluation::weights;
 
 use crate::calibrate::CalibrationFit;
@@ -63,7 +64,9 @@ pub fn facts(bytes: &[u8]) -> Result<String> {
                 0 => String::new(),
                 h2 => format!("-{h2}"),
             };
-            format!("{name} {}-{}{second}-5", net.inputs(), net.hidden())
+            // The pre-filter's one output is a linear score.
+            let outputs = if name == PREFILTER_NET { 1 } else { 5 };
+            format!("{name} {}-{}{second}-{outputs}", net.inputs(), net.hidden())
         })
         .collect();
     let _ = writeln!(s, "| nets | {} |", nets.join(", "));
@@ -105,6 +108,31 @@ pub fn facts(bytes: &[u8]) -> Result<String> {
                 grouped(c.held_out),
                 c.before[0].rmse,
                 c.after[0].rmse
+            );
+        }
+    }
+    if let Ok(prov) = serde_json::from_str::<Provenance>(&set.provenance) {
+        if let Some(p) = prov.prefilter {
+            let rate = |k: usize| {
+                p.report
+                    .prefilter
+                    .rates
+                    .iter()
+                    .chain(&p.report.pubeval.rates)
+                    .filter(|r| r.0 == k)
+                    .map(|r| format!("{:.1}%", 100.0 * r.1))
+                    .collect::<Vec<_>>()
+                    .join(" (pubeval ")
+                    + ")"
+            };
+            let _ = writeln!(
+                s,
+                "| prefilter | distilled from the contact net: {} rolls of {} self-play positions, {} passes; the net's best play among its first {PREFILTER_KEEP} in {} of {} held-out rolls |",
+                grouped(p.report.fitted),
+                grouped(p.config.positions),
+                p.config.epochs,
+                rate(PREFILTER_KEEP),
+                grouped(p.report.prefilter.rolls)
             );
         }
     }

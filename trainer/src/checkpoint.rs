@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::calibrate::Calibration;
+use crate::prefilter::PrefilterStep;
 use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
 use sheshbesh_engine::evaluation::weights;
 use sheshbesh_engine::formats::files::{read_bounded, write_atomic};
@@ -30,6 +31,9 @@ pub struct Provenance {
     /// Output calibrations applied so far (oldest first).
     #[serde(default)]
     pub calibrations: Vec<Calibration>,
+    /// The play pre-filter distilled from these nets, if one was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefilter: Option<PrefilterStep>,
 }
 
 impl Provenance {
@@ -43,6 +47,7 @@ impl Provenance {
             checks: Vec::new(),
             distill_rounds: 0,
             calibrations: Vec::new(),
+            prefilter: None,
         }
     }
 }

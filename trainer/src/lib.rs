@@ -18,6 +18,8 @@
 //!   logit rescaled, or the whole net), the chances cube decisions price;
 //!   [`classes`]: the kinds of position (back games, blitzes, holding
 //!   games) that calibration and expert rounds can be spent on;
+//! - [`prefilter`]: the small net that ranks a roll's plays for a
+//!   rollout's luck pass, distilled from the contact net's values;
 //! - [`jobs`]: the jobs that start from a checkpoint, each with its own
 //!   config: rounds of expert iteration, a round's labelling handed out in
 //!   pieces, calibration.
@@ -36,6 +38,7 @@ pub mod decisions;
 pub mod expert;
 pub mod jobs;
 pub mod labels;
+pub mod prefilter;
 pub mod schedule;
 pub mod selfplay;
 pub mod surgery;

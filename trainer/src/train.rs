@@ -93,6 +93,7 @@ pub fn fresh(seed: u64, hidden: usize, race_hidden: usize, layout: Layout) -> Ne
         bearoff: None,
         layout,
         luck: None,
+        prefilter: None,
     }
 }
 

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use crate::evaluation::bearoff::Bearoff;
 use crate::evaluation::inputs::{Layout, Reference, SparseInputs};
 use crate::evaluation::net::{Activations, FirstSums, Net, GROUP};
+use crate::evaluation::prefilter::{Prefilter, PREFILTER_NET};
 use crate::evaluation::probs::Probs;
 use crate::evaluation::weights::{WeightsError, WeightsSet};
 use crate::rules::movegen::Candidate;
@@ -71,6 +72,14 @@ pub trait Evaluator: Sync {
     /// for self-consistency measures luck better than one fitted to choose
     /// plays. `None` (the default): this evaluator measures it.
     fn luck_yardstick(&self) -> Option<&dyn Evaluator> {
+        None
+    }
+
+    /// The small net that ranks a roll's plays so that a rollout's luck
+    /// pass values fewer of them ([`crate::evaluation::prefilter`]), when
+    /// this evaluator has one; `None` (the default): pubeval alone ranks
+    /// them.
+    fn prefilter(&self) -> Option<&Prefilter> {
         None
     }
 }
@@ -209,6 +218,9 @@ pub struct NetEvaluator {
     /// file's `luck` contact net beside the same race net; see
     /// [`Evaluator::luck_yardstick`]).
     pub luck: Option<Arc<NetEvaluator>>,
+    /// The play pre-filter distilled from these nets (a weights file's
+    /// `prefilter` net; see [`Evaluator::prefilter`]).
+    pub prefilter: Option<Arc<Prefilter>>,
 }
 
 /// The name of a weights file's luck-yardstick contact net.
@@ -220,12 +232,18 @@ impl NetEvaluator {
         if let Some((name, _)) = set
             .nets
             .iter()
-            .find(|(n, _)| n != "contact" && n != "race" && n != LUCK_NET)
+            .find(|(n, _)| n != "contact" && n != "race" && n != LUCK_NET && n != PREFILTER_NET)
         {
             return Err(WeightsError::Shape(format!(
-                "a net named {name:?}: this build evaluates with a contact, a race and a luck net only"
+                "a net named {name:?}: this build evaluates with a contact, a race, a luck and a prefilter net only"
             )));
         }
+        let prefilter = match set.nets.iter().find(|(n, _)| n == PREFILTER_NET) {
+            Some((_, net)) => Some(Arc::new(
+                Prefilter::new(net.clone()).map_err(|e| WeightsError::Shape(e.to_string()))?,
+            )),
+            None => None,
+        };
         let contact = set.get("contact")?.clone();
         let race = set.get("race")?.clone();
         let luck = set.nets.iter().find(|(n, _)| n == LUCK_NET);
@@ -235,6 +253,7 @@ impl NetEvaluator {
             bearoff: None,
             layout: set.layout,
             luck: None,
+            prefilter,
         }
         .with_luck(luck.map(|(_, net)| net)))
     }
@@ -258,6 +277,7 @@ impl NetEvaluator {
                 bearoff: self.bearoff.clone(),
                 layout: self.layout,
                 luck: None,
+                prefilter: None,
             })
         });
         self
@@ -271,6 +291,9 @@ impl NetEvaluator {
         ];
         if let Some(luck) = &self.luck {
             nets.push((LUCK_NET.into(), luck.contact.clone()));
+        }
+        if let Some(p) = &self.prefilter {
+            nets.push((PREFILTER_NET.into(), p.net().clone()));
         }
         WeightsSet {
             layout: self.layout,
@@ -548,6 +571,10 @@ impl Evaluator for NetEvaluator {
     fn luck_yardstick(&self) -> Option<&dyn Evaluator> {
         self.luck.as_deref().map(|e| e as &dyn Evaluator)
     }
+
+    fn prefilter(&self) -> Option<&Prefilter> {
+        self.prefilter.as_deref()
+    }
 }
 
 /// Test doubles.
@@ -600,6 +627,7 @@ mod tests {
             bearoff: None,
             layout,
             luck: None,
+            prefilter: None,
         }
     }
 
@@ -612,6 +640,38 @@ mod tests {
         set.nets.push(("crashed".into(), ev.contact.clone()));
         let err = NetEvaluator::from_weights(&set).unwrap_err().to_string();
         assert!(err.contains("\"crashed\""), "{err}");
+    }
+
+    /// A pre-filter is written and read back with the other nets; a net
+    /// of that name that is no pre-filter is refused, naming why.
+    #[test]
+    fn a_pre_filter_reads_back_and_a_wrong_one_is_refused() {
+        use crate::evaluation::net::OUTPUTS;
+        use crate::evaluation::prefilter::INPUTS;
+        use crate::evaluation::weights::{decode, encode};
+        use rand::SeedableRng;
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(10);
+        let mut net = Net::random(INPUTS, 32, &mut rng);
+        let five_outputs = net.clone();
+        for k in 1..OUTPUTS {
+            net.params_mut().w2.row_mut(k).fill(0.0);
+            net.params_mut().b2[k] = 0.0;
+        }
+        let ev = NetEvaluator {
+            prefilter: Some(Arc::new(Prefilter::new(net).unwrap())),
+            ..random_evaluator(9, 32, 32)
+        };
+        let back = NetEvaluator::from_weights(&decode(&encode(&ev.to_weights("t"))).unwrap());
+        assert_eq!(back.unwrap(), ev);
+        let mut set = random_evaluator(9, 32, 32).to_weights("t");
+        set.nets.push((PREFILTER_NET.into(), five_outputs));
+        let err = NetEvaluator::from_weights(&decode(&encode(&set)).unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("\"prefilter\" has more than one output"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -78,6 +78,10 @@ impl Layout {
 /// The most inputs of any layout.
 pub const MAX_INPUTS: usize = 2 * (25 * 4 + 1 + FEATURES_MAX);
 
+/// Inputs per side of [`SparseInputs::fill_board`]: 25 points of 4
+/// units, checkers off, pips.
+pub const BOARD_PER_SIDE: usize = 102;
+
 /// The non-zero inputs of one position, as (index, value) pairs.
 #[derive(Clone, Debug)]
 pub struct SparseInputs {
@@ -175,6 +179,26 @@ impl SparseInputs {
         }
     }
 
+    /// Encodes `pos` as the play pre-filter reads it
+    /// ([`crate::evaluation::prefilter`]): each side's board units as the
+    /// nets have them, its checkers borne off and its pip count, and none
+    /// of the features, which cost more than such a net's whole pass.
+    pub fn fill_board(&mut self, pos: &Position) {
+        self.len = 0;
+        for (s, base) in [(&pos.me, 0), (&pos.opp, BOARD_PER_SIDE)] {
+            let mut occ = s.occupied();
+            while occ != 0 {
+                let p = occ.trailing_zeros() as usize;
+                occ &= occ - 1;
+                for (k, u) in point_units(s.at(p)).into_iter().enumerate() {
+                    self.push(base + (p - 1) * 4 + k, u);
+                }
+            }
+            self.push(base + 100, f32::from(s.off()) / 15.0);
+            self.push(base + 101, s.pips() as f32 / 150.0);
+        }
+    }
+
     /// One side's part of [`Self::fill_difference`]: the units of the
     /// points whose counts changed, and the tail's changes.
     fn side_difference(
@@ -227,7 +251,9 @@ impl SparseInputs {
 
 /// The units of a point holding `n` checkers (see the module doc).
 #[inline(always)]
-fn point_units(n: u8) -> [f32; 4] {
+/// A point's four units for `n` checkers of a side: one, two, three or
+/// more, and half of each checker past three.
+pub(crate) fn point_units(n: u8) -> [f32; 4] {
     match n {
         0 => [0.0; 4],
         1 => [1.0, 0.0, 0.0, 0.0],

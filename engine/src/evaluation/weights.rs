@@ -24,6 +24,10 @@ use thiserror::Error;
 use crate::evaluation::inputs::Layout;
 use crate::evaluation::net::{Net, Params, BLOCK, BLOCK2, MAX_HIDDEN, MAX_HIDDEN2, OUTPUTS};
 
+/// The name of a weights file's pre-filter net (see
+/// `evaluation::prefilter`), which reads other inputs than the layout's.
+pub const PREFILTER_NET: &str = "prefilter";
+
 /// The first bytes of every weights file.
 pub const MAGIC: [u8; 8] = *b"SHESHNET";
 /// The format version this build writes.
@@ -256,7 +260,9 @@ pub fn decode(bytes: &[u8]) -> Result<WeightsSet, WeightsError> {
             shape.hidden as usize,
             shape.hidden2 as usize,
         );
-        if i != layout.inputs() {
+        // The pre-filter reads the board alone, whatever the layout (its
+        // shape is checked where it is made, `prefilter::Prefilter::new`).
+        if name != PREFILTER_NET && i != layout.inputs() {
             return Err(WeightsError::Shape(format!(
                 "net {name:?} has {i} inputs, layout {} has {}",
                 layout.id(),

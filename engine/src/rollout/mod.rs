@@ -352,6 +352,7 @@ mod tests {
             bearoff: db,
             layout: crate::evaluation::inputs::Layout::V2,
             luck: None,
+            prefilter: None,
         }
     }
 

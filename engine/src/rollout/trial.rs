@@ -6,11 +6,12 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rustc_hash::FxHashMap;
 
 use crate::evaluation::evaluator::{final_result, Evaluator};
+use crate::evaluation::prefilter::PREFILTER_KEEP;
 use crate::evaluation::probs::Probs;
 use crate::rollout::settings::RolloutSettings;
 use crate::rollout::stakes::{CubeMove, Stakes, TrialCube};
 use crate::rules::dice::Dice;
-use crate::rules::movegen::{generate, MoveList};
+use crate::rules::movegen::{generate, Candidate, MoveList};
 use crate::rules::position::Position;
 use crate::search::chooser::Chooser;
 use crate::search::ply::Searcher;
@@ -178,27 +179,38 @@ impl Dicer {
     }
 }
 
-/// Plays per roll the luck pass values with the net: the best few by
-/// pubeval's cheap linear score (see [`LuckPass`]). Where pubeval's list
-/// misses the play a trial makes, the luck is measured along another
-/// game than the one played, which adds to the noise; longer lists miss
-/// less and cost more. On the rollout bench's 20 positions (shipped nets
-/// and yardstick, twentieth session), per-trial standard error over
-/// gnubg's and seconds: 5: 1.186, 11.8 s; 8: 1.097, 14.3 s; 12: 1.077,
-/// 17.0 s (time x SE^2 16.6, 17.2, 19.7): 12 buys the per-trial error
-/// for a fifth more time.
+/// Plays per roll the luck pass keeps by pubeval's cheap linear score
+/// (see [`LuckPass`]); with a pre-filter, it then values only that net's
+/// best [`PREFILTER_KEEP`] of them. Where the list misses the play a
+/// trial makes, the luck is measured along another game than the one
+/// played, which adds to the noise; longer lists miss less and cost more.
+/// On the rollout bench's 20 positions (shipped nets and yardstick, one
+/// thread, 1,296 trials; 2026-12-05), seconds and mean per-trial standard
+/// error: pubeval's 12 alone 96.6 s, 0.1152; pubeval's 5 alone 64.0 s,
+/// 0.1305; the pre-filter's 5 of pubeval's 12 71.8 s, 0.1181 (time x SE^2
+/// 1.31 times lower than pubeval's 12; of pubeval's 8 or 16, or of every
+/// play, less so).
 const LUCK_SHORTLIST: usize = 12;
+
+/// Keeps the `keep` highest scores of `scored` (the first on ties: a
+/// strict order, so the partial selection is deterministic).
+fn best_first(scored: &mut Vec<(f32, usize)>, keep: usize) {
+    scored.select_nth_unstable_by(keep - 1, |a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    scored.truncate(keep);
+}
 
 /// The luck pass of one turn: the 0-ply value of the best play of each of
 /// the 21 rolls, valued in one batch. Two economies keep it cheap, as
 /// gnubg's pruning nets do for its own 0-ply:
-/// - only the best [`LUCK_SHORTLIST`] plays of a roll by pubeval's linear
-///   score are valued by the net. Luck is then measured with a slightly
-///   different yardstick, the best of the shortlist, used alike for the
-///   roll thrown and the mean over rolls, so the adjustment stays unbiased
-///   (a roll's luck has mean zero for any fixed way of valuing it); the roll
-///   thrown still has every play valued, so the play chosen at 0-ply is the
-///   net's own choice;
+/// - only a few plays of a roll are valued by the net: pubeval's best
+///   [`LUCK_SHORTLIST`], and of those the evaluator's pre-filter's best
+///   [`PREFILTER_KEEP`] in contact when it has one
+///   ([`crate::evaluation::prefilter`]). Luck is then measured with a
+///   slightly different yardstick, the best of the shortlist, used alike
+///   for the roll thrown and the mean over rolls, so the adjustment stays
+///   unbiased (a roll's luck has mean zero for any fixed way of valuing
+///   it); the roll thrown still has every play valued, so the play chosen
+///   at 0-ply is the net's own choice;
 /// - rolls with the same pip total often reach the same board (`13/8` with
 ///   41 and with 32), so each distinct board is valued once.
 #[derive(Default)]
@@ -217,6 +229,10 @@ struct LuckPass {
     values: Vec<Probs>,
     seen: FxHashMap<Position, usize>,
     scores: Vec<(f32, usize)>,
+    /// Scratch of the pre-filter's pass: a roll's plays it ranks and
+    /// their scores.
+    few: Vec<Candidate>,
+    prefiltered: Vec<f32>,
     /// Per roll: the playing nets' shortlisted play (index into `after`)
     /// and its value for the mover by the yardstick ([`LuckPass::pick`]).
     picked: Vec<(usize, Probs)>,
@@ -242,28 +258,35 @@ impl LuckPass {
             generate(pos, r, &mut self.list);
             let start = self.after.len();
             let cands = self.list.as_slice();
-            let everyone = cands.len() <= LUCK_SHORTLIST;
-            if everyone {
-                self.listed.extend(std::iter::repeat_n(true, cands.len()));
+            let first = self.listed.len();
+            self.listed.extend(std::iter::repeat_n(false, cands.len()));
+            // Pubeval's best few, then the pre-filter's best of those.
+            self.scores.clear();
+            if cands.len() <= LUCK_SHORTLIST {
+                self.scores.extend((0..cands.len()).map(|i| (0.0, i)));
             } else {
-                self.scores.clear();
                 self.scores.extend(
                     cands
                         .iter()
                         .enumerate()
                         .map(|(i, c)| (crate::evaluation::pubeval::score(&c.position, race), i)),
                 );
-                // The shortlist: highest scores, the first on ties (a
-                // strict order, so the partial selection is deterministic).
-                self.scores
-                    .select_nth_unstable_by(LUCK_SHORTLIST - 1, |a, b| {
-                        b.0.total_cmp(&a.0).then(a.1.cmp(&b.1))
-                    });
-                let first = self.listed.len();
-                self.listed.extend(std::iter::repeat_n(false, cands.len()));
-                for &(_, i) in &self.scores[..LUCK_SHORTLIST] {
-                    self.listed[first + i] = true;
+                best_first(&mut self.scores, LUCK_SHORTLIST);
+            }
+            if let Some(p) = base
+                .prefilter()
+                .filter(|_| !race && self.scores.len() > PREFILTER_KEEP)
+            {
+                self.few.clear();
+                self.few.extend(self.scores.iter().map(|&(_, i)| cands[i]));
+                p.scores_near(pos, &self.few, &mut self.prefiltered);
+                for (s, &v) in self.scores.iter_mut().zip(&self.prefiltered) {
+                    s.0 = v;
                 }
+                best_first(&mut self.scores, PREFILTER_KEEP);
+            }
+            for &(_, i) in &self.scores {
+                self.listed[first + i] = true;
             }
             let value_all = Some(r) == full;
             for (i, c) in cands.iter().enumerate() {
@@ -542,5 +565,74 @@ mod tests {
         assert_eq!(TrialEnd::OpponentPassed.flipped(), TrialEnd::RootPassed);
         assert_eq!(TrialEnd::Played.flipped(), TrialEnd::Played);
         assert_eq!(TrialEnd::of_byte(3), None);
+    }
+
+    /// With a pre-filter the luck pass values at most five plays of a
+    /// contact roll (every play of the roll thrown), the best of
+    /// pubeval's twelve by the pre-filter; without one, pubeval's twelve.
+    #[test]
+    fn the_pre_filter_picks_five_of_pubeval_s_twelve() {
+        use crate::evaluation::evaluator::NetEvaluator;
+        use crate::evaluation::inputs::Layout;
+        use crate::evaluation::net::{Net, OUTPUTS};
+        use crate::evaluation::prefilter::{Prefilter, INPUTS};
+        use std::sync::Arc;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        let mut pf = Net::random(INPUTS, 32, &mut rng);
+        for k in 1..OUTPUTS {
+            pf.params_mut().w2.row_mut(k).fill(0.0);
+            pf.params_mut().b2[k] = 0.0;
+        }
+        let prefilter = Arc::new(Prefilter::new(pf).unwrap());
+        let plain = NetEvaluator {
+            contact: Net::random(Layout::V3.inputs(), 32, &mut rng),
+            race: Net::random(Layout::V3.inputs(), 32, &mut rng),
+            bearoff: None,
+            layout: Layout::V3,
+            luck: None,
+            prefilter: None,
+        };
+        let filtered = NetEvaluator {
+            prefilter: Some(prefilter.clone()),
+            ..plain.clone()
+        };
+        let pos = Position::start();
+        let thrown = Dice::new(3, 1).unwrap();
+        let mut list = MoveList::new();
+        for (ev, keep) in [(&plain, LUCK_SHORTLIST), (&filtered, PREFILTER_KEEP)] {
+            let mut pass = LuckPass::default();
+            pass.fill(ev, &pos, Some(thrown));
+            for (k, r) in Dice::all_21().enumerate() {
+                let (a, b) = pass.rolls[k];
+                let valued = (a..b).filter(|&i| pass.slot[i].is_some()).count();
+                let listed = (a..b).filter(|&i| pass.listed[i]).count();
+                generate(&pos, r, &mut list);
+                assert_eq!(listed, list.as_slice().len().min(keep), "{r:?}");
+                if r == thrown {
+                    assert_eq!(valued, b - a);
+                } else {
+                    assert_eq!(valued, listed);
+                }
+            }
+        }
+        // The pre-filter's five are its best of pubeval's twelve.
+        let r = Dice::new(2, 2).unwrap();
+        generate(&pos, r, &mut list);
+        let cands = list.as_slice();
+        let mut by_pubeval: Vec<usize> = (0..cands.len()).collect();
+        let pubeval = |i: usize| crate::evaluation::pubeval::score(&cands[i].position, false);
+        by_pubeval.sort_by(|&a, &b| pubeval(b).total_cmp(&pubeval(a)).then(a.cmp(&b)));
+        let twelve: Vec<usize> = by_pubeval[..LUCK_SHORTLIST].to_vec();
+        let mut by_prefilter = twelve.clone();
+        let score = |i: usize| prefilter.score(&cands[i].position);
+        by_prefilter.sort_by(|&a, &b| score(b).total_cmp(&score(a)).then(a.cmp(&b)));
+        let mut want = by_prefilter[..PREFILTER_KEEP].to_vec();
+        want.sort_unstable();
+        let mut pass = LuckPass::default();
+        pass.fill(&filtered, &pos, None);
+        let k = Dice::all_21().position(|d| d == r).unwrap();
+        let (a, b) = pass.rolls[k];
+        let got: Vec<usize> = (a..b).filter(|&i| pass.listed[i]).map(|i| i - a).collect();
+        assert_eq!(got, want);
     }
 }
