@@ -68,7 +68,7 @@ fn argmax(scores: impl Iterator<Item = f32>) -> usize {
 }
 
 /// Contact positions of `teacher`'s self-play, one roll each (more plays
-/// than a pre-filtered node keeps), valued by the teacher.
+/// than the pre-filter keeps), valued by the teacher.
 pub fn label(teacher: &NetEvaluator, positions: usize, seed: u64) -> Vec<Roll> {
     let sampled = sample(teacher, positions, 0.05, seed);
     sampled
