@@ -139,6 +139,13 @@ pub fn add_delta_all(ev: &mut NetEvaluator, other: &NetEvaluator, base: &NetEval
 
 /// A file's provenance (or a blank one) with `step` appended to its
 /// command: what was done to the nets after training.
+/// Drops a pre-filter and its record: it was distilled from a contact
+/// net that has just been replaced (`train prefilter` makes a new one).
+fn drop_prefilter(ev: &mut NetEvaluator, prov: &mut Provenance) {
+    ev.prefilter = None;
+    prov.prefilter = None;
+}
+
 fn with_step(prov: Option<Provenance>, step: &str) -> Provenance {
     let mut prov = prov.unwrap_or_else(|| Provenance::new("", 0));
     prov.command = format!("{} ; {step}", prov.command);
@@ -171,7 +178,8 @@ pub fn average(paths: &[std::path::PathBuf]) -> Result<(NetEvaluator, Provenance
     }
     let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     let last = loaded.last().and_then(|(_, p)| p.clone());
-    let prov = with_step(last, &format!("average of {}", names.join(" ")));
+    let mut prov = with_step(last, &format!("average of {}", names.join(" ")));
+    drop_prefilter(&mut mean, &mut prov);
     Ok((mean, prov))
 }
 
@@ -226,6 +234,7 @@ pub fn ensemble(paths: &[std::path::PathBuf]) -> Result<(NetEvaluator, Provenanc
         .filter_map(|(_, p)| p.as_ref())
         .map(|p| p.seconds)
         .sum();
+    drop_prefilter(&mut merged, &mut prov);
     Ok((merged, prov))
 }
 
@@ -263,10 +272,12 @@ pub fn splice(from: &SpliceFrom) -> Result<(NetEvaluator, Provenance)> {
             anyhow::anyhow!("{} carries no luck net to promote", from.contact.display())
         })?;
         ev.contact = luck.contact.clone();
-        prov = Some(with_step(
+        let mut step = with_step(
             prov,
             &format!("luck net of {} promoted to contact", from.contact.display()),
-        ));
+        );
+        drop_prefilter(&mut ev, &mut step);
+        prov = Some(step);
     }
     if let Some(path) = from.race {
         let other = spliced_in(&ev, &mut prov, from.contact, path, "race net of")?;
@@ -443,12 +454,26 @@ pub(crate) mod tests {
         let dir = std::env::temp_dir().join(format!("shb-avg-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
         let layout = sheshbesh_engine::evaluation::inputs::Layout::V2;
-        let a = crate::train::fresh(1, 32, 32, layout);
+        let mut a = crate::train::fresh(1, 32, 32, layout);
         let b = crate::train::fresh(2, 32, 32, layout);
+        // A pre-filter of `a`'s contact net does not outlive the average.
+        let mut pf = Net::random(
+            sheshbesh_engine::evaluation::prefilter::INPUTS,
+            32,
+            &mut Xoshiro256PlusPlus::seed_from_u64(3),
+        );
+        for k in 1..sheshbesh_engine::evaluation::net::OUTPUTS {
+            pf.params_mut().w2.row_mut(k).fill(0.0);
+            pf.params_mut().b2[k] = 0.0;
+        }
+        let pf = sheshbesh_engine::evaluation::prefilter::Prefilter::new(pf).unwrap();
+        a.prefilter = Some(std::sync::Arc::new(pf));
         let (pa, pb) = (dir.join("a.w"), dir.join("b.w"));
         checkpoint::save(&pa, &a, &Provenance::new("a", 1)).unwrap();
         checkpoint::save(&pb, &b, &Provenance::new("b", 2)).unwrap();
+        assert!(checkpoint::load(&pa).unwrap().0.prefilter.is_some());
         let (m, prov) = average(&[pa.clone(), pb]).unwrap();
+        assert!(m.prefilter.is_none() && prov.prefilter.is_none());
         let w1 = |ev: &NetEvaluator| ev.contact.params().w1[[3, 4]];
         let want = (w1(&a) + w1(&b)) / 2.0;
         assert!((w1(&m) - want).abs() < 1e-6);
