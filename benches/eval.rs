@@ -25,7 +25,11 @@ fn bench_eval(c: &mut Criterion) {
         })
         .collect();
     let total: usize = batches.iter().map(Vec::len).sum();
-    eprintln!("{} batches, {total} positions", batches.len());
+    eprintln!(
+        "{} batches, {total} positions, {} kernels",
+        batches.len(),
+        sheshbesh_engine::evaluation::net::kernel_name()
+    );
     let mut group = c.benchmark_group("eval");
     group.throughput(Throughput::Elements(total as u64));
     let mut out = vec![Probs::default(); 1024];

@@ -11,9 +11,12 @@
 //! ([`SparseInputs`]), so summing the weight rows of the non-zero inputs does
 //! a quarter of the work of a dense matrix product. [`Net::eval_dense`] is the
 //! plain ndarray matrix product, kept as the reference the fast path is
-//! tested against. On x86-64 the hot loops are also compiled for AVX2 with
-//! FMA, chosen at start when the CPU has them (an AVX-512 build measured
-//! slower on this machine's AMD EPYC).
+//! tested against. On x86-64 the hot loops are also written for AVX2 with
+//! FMA and for AVX-512, the fastest the CPU has chosen at start
+//! ([`kernel_name`] tells which); every build gives the same bits. (A whole
+//! crate compiled for AVX-512 once measured slower on an AMD EPYC; the
+//! kernel written for its registers is 1.3 times faster than AVX2's on
+//! one with full-width AVX-512.)
 
 use std::sync::OnceLock;
 
@@ -360,8 +363,14 @@ impl Net {
     }
 }
 
-/// The hot loops, written once and compiled twice: for the baseline target
-/// and, chosen at run time, for AVX2 with FMA.
+/// The build of the hot loops this CPU runs: `avx512`, `avx2` or
+/// `portable` (for benchmarks, which report it beside their figures).
+pub fn kernel_name() -> &'static str {
+    kernels::chosen().name
+}
+
+/// The hot loops: portable, and in AVX2 and AVX-512 intrinsics, chosen at
+/// run time by what the CPU has.
 mod kernels {
     use super::{blocks, Activations, BLOCK, BLOCK2, OUTPUTS};
     use crate::evaluation::inputs::SparseInputs;
@@ -381,47 +390,84 @@ mod kernels {
 
     /// The forward pass from first-layer sums `start` (the biases, or a
     /// nearby position's sums) plus the rows of `x`.
-    type Forward = fn(&Layers<'_>, &[f32], &SparseInputs, &mut Activations);
+    pub type Forward = fn(&Layers<'_>, &[f32], &SparseInputs, &mut Activations);
     /// The first layer's sums alone: `start` plus the rows of `x`.
-    type Sums = fn(&Layers<'_>, &[f32], &SparseInputs, &mut [f32]);
+    pub type Sums = fn(&Layers<'_>, &[f32], &SparseInputs, &mut [f32]);
     /// [`Forward`] for a group of positions from one `start`.
-    type Group = fn(&Layers<'_>, &[f32], &[SparseInputs], &mut [Activations]);
+    pub type Group = fn(&Layers<'_>, &[f32], &[SparseInputs], &mut [Activations]);
 
-    /// The kernels for this CPU, chosen once.
-    static KERNELS: std::sync::LazyLock<(Forward, Sums, Group)> = std::sync::LazyLock::new(|| {
+    /// One build of the hot loops: a forward pass, the first layer's
+    /// sums, and a group's forward pass.
+    #[derive(Clone, Copy)]
+    pub struct Kernels {
+        /// What it is compiled for.
+        pub name: &'static str,
+        pub forward: Forward,
+        pub sums: Sums,
+        pub group: Group,
+    }
+
+    /// Every build this CPU can run, the fastest first: AVX-512 (its
+    /// 32 registers of sixteen lanes hold 128 units of a first layer),
+    /// AVX2 with FMA, and the portable loops, which every CPU runs. All
+    /// but the last give the same bits (the portable loops round each
+    /// multiply and add apart).
+    pub fn available() -> Vec<Kernels> {
+        let mut all = Vec::new();
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::is_x86_feature_detected as has;
+            if has!("avx512f") && has!("avx2") && has!("fma") {
+                all.push(Kernels {
+                    name: "avx512",
+                    // SAFETY (each): the features were detected.
+                    forward: |layers, start, x, act| unsafe {
+                        forward_avx512(layers, start, x, act)
+                    },
+                    sums: |layers, start, x, out| unsafe {
+                        first_layer_avx512::<false>(layers, start, x, out)
+                    },
+                    group: |layers, start, xs, acts| unsafe {
+                        forward_group_avx512(layers, start, xs, acts)
+                    },
+                });
+            }
             if has!("avx2") && has!("fma") {
-                return (
-                    |layers, start, x, act| {
-                        // SAFETY: the features were detected.
-                        unsafe { forward_avx2(layers, start, x, act) }
+                all.push(Kernels {
+                    name: "avx2",
+                    // SAFETY (each): the features were detected.
+                    forward: |layers, start, x, act| unsafe { forward_avx2(layers, start, x, act) },
+                    sums: |layers, start, x, out| unsafe {
+                        first_layer_avx2::<false>(layers, start, x, out)
                     },
-                    |layers, start, x, out| {
-                        // SAFETY: the features were detected.
-                        unsafe { first_layer_avx2::<false>(layers, start, x, out) }
+                    group: |layers, start, xs, acts| unsafe {
+                        forward_group_avx2(layers, start, xs, acts)
                     },
-                    |layers, start, xs, acts| {
-                        // SAFETY: the features were detected.
-                        unsafe { forward_group_avx2(layers, start, xs, acts) }
-                    },
-                );
+                });
             }
         }
-        (
-            forward_generic::<false>,
-            |layers, start, x, out| first_layer::<false, false>(layers.w1, start, x, out),
-            |layers, start, xs, acts| {
+        all.push(Kernels {
+            name: "portable",
+            forward: forward_generic::<false>,
+            sums: |layers, start, x, out| first_layer::<false, false>(layers.w1, start, x, out),
+            group: |layers, start, xs, acts| {
                 for (x, act) in xs.iter().zip(acts) {
                     forward_generic::<false>(layers, start, x, act);
                 }
             },
-        )
-    });
+        });
+        all
+    }
+
+    /// The kernels for this CPU, chosen once.
+    static KERNELS: std::sync::LazyLock<Kernels> = std::sync::LazyLock::new(|| available()[0]);
+
+    pub fn chosen() -> &'static Kernels {
+        &KERNELS
+    }
 
     pub fn forward(layers: &Layers<'_>, start: &[f32], x: &SparseInputs, act: &mut Activations) {
-        (KERNELS.0)(layers, start, x, act)
+        (KERNELS.forward)(layers, start, x, act)
     }
 
     pub fn forward_group(
@@ -430,18 +476,29 @@ mod kernels {
         xs: &[SparseInputs],
         acts: &mut [Activations],
     ) {
-        (KERNELS.2)(layers, start, xs, acts)
+        (KERNELS.group)(layers, start, xs, acts)
     }
 
     pub fn sums(layers: &Layers<'_>, start: &[f32], x: &SparseInputs, out: &mut [f32]) {
-        (KERNELS.1)(layers, start, x, out)
+        (KERNELS.sums)(layers, start, x, out)
     }
 
-    /// The portable kernel with fused multiply-adds: the bits the AVX2
-    /// kernel must reproduce.
+    /// The portable kernel with fused multiply-adds: the bits the SIMD
+    /// kernels must reproduce.
     #[cfg(test)]
-    pub fn forward_portable(layers: &Layers<'_>, x: &SparseInputs, act: &mut Activations) {
-        forward_generic::<true>(layers, layers.b1, x, act)
+    pub fn forward_portable(
+        layers: &Layers<'_>,
+        start: &[f32],
+        x: &SparseInputs,
+        act: &mut Activations,
+    ) {
+        forward_generic::<true>(layers, start, x, act)
+    }
+
+    /// [`forward_portable`]'s first-layer sums.
+    #[cfg(test)]
+    pub fn sums_portable(layers: &Layers<'_>, start: &[f32], x: &SparseInputs, out: &mut [f32]) {
+        first_layer::<true, false>(layers.w1, start, x, out)
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -475,9 +532,8 @@ mod kernels {
                 unsafe { block_avx2::<true>(rows, stride, start, x, &mut act.hidden, blk, width) };
             }
         }
-        for act in acts.iter_mut() {
-            upper_layers::<true>(layers, act);
-        }
+        // SAFETY: the caller's CPU has AVX2 and FMA.
+        unsafe { upper_layers_group_avx2(layers, acts) };
     }
 
     /// The first layer in AVX2 intrinsics: [`first_layer`]'s sums, the
@@ -504,6 +560,166 @@ mod kernels {
             // SAFETY: the caller's CPU has AVX2 and FMA.
             unsafe { block_avx2::<SIGMOID>(rows, stride, start, x, out, blk, width) };
         }
+    }
+
+    /// The first layer's blocks for the AVX-512 kernel: two packed blocks
+    /// of 64 at a time where there are two (eight registers of sixteen
+    /// lanes), else the AVX2 kernel's block.
+    fn blocks512(hidden: usize) -> impl Iterator<Item = (usize, usize)> {
+        let mut blk = 0;
+        std::iter::from_fn(move || {
+            let left = hidden - blk;
+            let width = if left >= 4 * BLOCK {
+                4 * BLOCK
+            } else {
+                left.min(2 * BLOCK)
+            };
+            (width > 0).then(|| {
+                blk += width;
+                (blk - width, width)
+            })
+        })
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    unsafe fn forward_avx512(
+        layers: &Layers<'_>,
+        start: &[f32],
+        x: &SparseInputs,
+        act: &mut Activations,
+    ) {
+        let hidden = layers.b1.len();
+        // SAFETY: the caller's CPU has AVX-512F, AVX2 and FMA.
+        unsafe { first_layer_avx512::<true>(layers, start, x, &mut act.hidden[..hidden]) };
+        upper_layers::<true>(layers, act);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    unsafe fn forward_group_avx512(
+        layers: &Layers<'_>,
+        start: &[f32],
+        xs: &[SparseInputs],
+        acts: &mut [Activations],
+    ) {
+        for (blk, width) in blocks512(layers.b1.len()) {
+            for (x, act) in xs.iter().zip(acts.iter_mut()) {
+                // SAFETY: the caller's CPU has AVX-512F, AVX2 and FMA.
+                unsafe { block_avx512::<true>(layers, start, x, &mut act.hidden, blk, width) };
+            }
+        }
+        // SAFETY: the caller's CPU has AVX2 and FMA.
+        unsafe { upper_layers_group_avx2(layers, acts) };
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    unsafe fn first_layer_avx512<const SIGMOID: bool>(
+        layers: &Layers<'_>,
+        start: &[f32],
+        x: &SparseInputs,
+        out: &mut [f32],
+    ) {
+        for (blk, width) in blocks512(start.len()) {
+            // SAFETY: the caller's CPU has AVX-512F, AVX2 and FMA.
+            unsafe { block_avx512::<SIGMOID>(layers, start, x, out, blk, width) };
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    #[inline]
+    unsafe fn block_avx512<const SIGMOID: bool>(
+        layers: &Layers<'_>,
+        start: &[f32],
+        x: &SparseInputs,
+        out: &mut [f32],
+        blk: usize,
+        width: usize,
+    ) {
+        if width == 4 * BLOCK {
+            let (a, stride_a) = block_rows(layers, blk, 2 * BLOCK);
+            let (b, stride_b) = block_rows(layers, blk + 2 * BLOCK, 2 * BLOCK);
+            // SAFETY: the caller's CPU has AVX-512F.
+            unsafe {
+                registers_avx512::<SIGMOID>([(a, stride_a), (b, stride_b)], start, x, out, blk)
+            }
+        } else {
+            let (rows, stride) = block_rows(layers, blk, width);
+            // SAFETY: the caller's CPU has AVX2 and FMA.
+            unsafe { block_avx2::<SIGMOID>(rows, stride, start, x, out, blk, width) }
+        }
+    }
+
+    /// 128 units in eight registers of sixteen lanes: two blocks of 64,
+    /// each input's row read from both.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    #[inline]
+    unsafe fn registers_avx512<const SIGMOID: bool>(
+        halves: [(&[f32], usize); 2],
+        start: &[f32],
+        x: &SparseInputs,
+        out: &mut [f32],
+        blk: usize,
+    ) {
+        use std::arch::x86_64::{
+            __m512, _mm512_fmadd_ps, _mm512_loadu_ps, _mm512_set1_ps, _mm512_storeu_ps,
+        };
+        let from = &start[blk..blk + 4 * BLOCK];
+        let [(a, sa), (b, sb)] = halves;
+        // SAFETY: every load and store is of sixteen floats inside a slice
+        // of 64 or 128 floats (bounds-checked when sliced).
+        unsafe {
+            let mut acc: [__m512; 8] =
+                std::array::from_fn(|k| _mm512_loadu_ps(from.as_ptr().add(16 * k)));
+            for (&i, &v) in x.indices().iter().zip(x.values()) {
+                let i = usize::from(i);
+                let ra = &a[i * sa..][..2 * BLOCK];
+                let rb = &b[i * sb..][..2 * BLOCK];
+                let v = _mm512_set1_ps(v);
+                for k in 0..4 {
+                    acc[k] = _mm512_fmadd_ps(v, _mm512_loadu_ps(ra.as_ptr().add(16 * k)), acc[k]);
+                    acc[4 + k] =
+                        _mm512_fmadd_ps(v, _mm512_loadu_ps(rb.as_ptr().add(16 * k)), acc[4 + k]);
+                }
+            }
+            let out = &mut out[blk..blk + 4 * BLOCK];
+            for (k, a) in acc.iter().enumerate() {
+                let v = if SIGMOID { sigmoid_avx512(*a) } else { *a };
+                _mm512_storeu_ps(out.as_mut_ptr().add(16 * k), v);
+            }
+        }
+    }
+
+    /// [`sigmoid`] of sixteen lanes, step for step (so the same bits).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    #[inline]
+    unsafe fn sigmoid_avx512(x: std::arch::x86_64::__m512) -> std::arch::x86_64::__m512 {
+        use std::arch::x86_64::*;
+        let s = _mm512_set1_ps;
+        let minus_x = _mm512_castsi512_ps(_mm512_xor_si512(
+            _mm512_castps_si512(x),
+            _mm512_set1_epi32(i32::MIN),
+        ));
+        let t = _mm512_mul_ps(minus_x, s(std::f32::consts::LOG2_E));
+        let t = _mm512_min_ps(_mm512_max_ps(t, s(-126.0)), s(126.0));
+        let ti = _mm512_cvttps_epi32(t);
+        // Truncation to floor: one less where the truncation is above.
+        let above = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(_mm512_cvtepi32_ps(ti), t);
+        let ti = _mm512_mask_sub_epi32(ti, above, ti, _mm512_set1_epi32(1));
+        let f = _mm512_sub_ps(t, _mm512_cvtepi32_ps(ti));
+        let mut p = s(EXP2[0]);
+        for &c in &EXP2[1..] {
+            p = _mm512_fmadd_ps(p, f, s(c));
+        }
+        let scale = _mm512_castsi512_ps(_mm512_slli_epi32::<23>(_mm512_add_epi32(
+            ti,
+            _mm512_set1_epi32(127),
+        )));
+        _mm512_div_ps(s(1.0), _mm512_add_ps(s(1.0), _mm512_mul_ps(p, scale)))
     }
 
     /// The weights of the first layer's units `blk .. blk + width`, input
@@ -684,8 +900,14 @@ mod kernels {
     /// layer's units in `act`.
     #[inline(always)]
     fn upper_layers<const FMA: bool>(layers: &Layers<'_>, act: &mut Activations) {
+        second_layer::<FMA>(layers, act);
+        outputs::<FMA>(layers, act);
+    }
+
+    /// The second hidden layer (if any), from the first layer's units.
+    #[inline(always)]
+    fn second_layer<const FMA: bool>(layers: &Layers<'_>, act: &mut Activations) {
         let hidden = layers.b1.len();
-        let units = hidden + layers.b_mid.len();
         let (first, second) = act.hidden.split_at_mut(hidden);
         for ((m, row), &b) in second
             .iter_mut()
@@ -694,6 +916,68 @@ mod kernels {
         {
             *m = sigmoid::<FMA>(dot::<FMA>(row, first, b));
         }
+    }
+
+    /// [`upper_layers`] of a group, two positions at a time in AVX2: each
+    /// output's eight lanes are one chain of multiply-adds, 64 long at 512
+    /// units, so one position's five chains leave the FMA units waiting on
+    /// their own results; two positions' ten keep them busy. Each chain
+    /// is [`outputs`]' own, so the bits are too.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn upper_layers_group_avx2(layers: &Layers<'_>, acts: &mut [Activations]) {
+        for act in acts.iter_mut() {
+            second_layer::<true>(layers, act);
+        }
+        let mut pairs = acts.chunks_exact_mut(2);
+        for pair in &mut pairs {
+            // SAFETY: the caller's CPU has AVX2 and FMA.
+            unsafe { outputs_avx2::<2>(layers, pair) };
+        }
+        for act in pairs.into_remainder() {
+            outputs::<true>(layers, act);
+        }
+    }
+
+    /// The outputs of `P` positions side by side ([`outputs`]' sums).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn outputs_avx2<const P: usize>(layers: &Layers<'_>, acts: &mut [Activations]) {
+        use std::arch::x86_64::{
+            __m256, _mm256_fmadd_ps, _mm256_loadu_ps, _mm256_setzero_ps, _mm256_storeu_ps,
+        };
+        let units = layers.b1.len() + layers.b_mid.len();
+        let w2 = &layers.w2[..OUTPUTS * units];
+        let acts = &mut acts[..P];
+        // SAFETY: every load is of eight floats at `8 c` inside a slice of
+        // `units` floats, a multiple of eight (bounds-checked when sliced).
+        unsafe {
+            let mut acc: [[__m256; OUTPUTS]; P] = [[_mm256_setzero_ps(); OUTPUTS]; P];
+            let hidden: [&[f32]; P] = std::array::from_fn(|p| &acts[p].hidden[..units]);
+            for c in (0..units).step_by(BLOCK2) {
+                for (acc, h) in acc.iter_mut().zip(hidden) {
+                    let h = _mm256_loadu_ps(h.as_ptr().add(c));
+                    for (k, a) in acc.iter_mut().enumerate() {
+                        let w = _mm256_loadu_ps(w2.as_ptr().add(k * units + c));
+                        *a = _mm256_fmadd_ps(h, w, *a);
+                    }
+                }
+            }
+            for (act, acc) in acts.iter_mut().zip(acc) {
+                for (k, a) in acc.into_iter().enumerate() {
+                    let mut lanes = [0.0f32; BLOCK2];
+                    _mm256_storeu_ps(lanes.as_mut_ptr(), a);
+                    act.out[k] = sigmoid::<true>(lanes.iter().sum::<f32>() + layers.b2[k]);
+                }
+            }
+        }
+    }
+
+    /// The outputs from both hidden layers' units.
+    #[inline(always)]
+    fn outputs<const FMA: bool>(layers: &Layers<'_>, act: &mut Activations) {
+        let units = layers.b1.len() + layers.b_mid.len();
         // The five outputs' sums side by side: five independent chains of
         // multiply-adds instead of one chain at a time (each output's own
         // order, so its bits, as [`dot`] would give).
@@ -796,29 +1080,65 @@ mod tests {
         }
     }
 
-    /// The kernel this CPU runs (AVX2 where it has it, in blocks of 64 and
-    /// 32 units) gives the portable kernel's bits, whatever the width.
+    /// Every SIMD build this CPU runs gives the portable kernel's bits,
+    /// whatever the width (blocks of 128, 64 and 32 units): one position
+    /// at a time, its first layer's sums, and groups (full, odd, of one)
+    /// from a nearby position's sums.
     #[test]
-    fn the_fast_kernel_gives_the_portable_kernels_bits() {
-        let layout = Layout::V3;
+    fn every_fast_kernel_gives_the_portable_kernels_bits() {
+        let layout = Layout::V2;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
-        let mut list = crate::rules::movegen::MoveList::new();
-        let dice = crate::rules::dice::Dice::new(6, 4).unwrap();
-        crate::rules::movegen::generate(&Position::start(), dice, &mut list);
-        for hidden in [32, 64, 96, 160, 256] {
-            let net = Net::random(layout.inputs(), hidden, &mut rng);
-            for c in list.as_slice() {
-                let x = SparseInputs::encode(&c.position.swapped(), layout);
-                let (mut a, mut b) = (net.activations(), net.activations());
-                net.forward(&x, &mut a);
-                kernels::forward_portable(&net.layers(), &x, &mut b);
-                let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
-                assert_eq!(
-                    bits(&a.hidden()[..hidden]),
-                    bits(&b.hidden()[..hidden]),
-                    "{hidden}"
-                );
-                assert_eq!(a.outputs(), b.outputs(), "{hidden}");
+        let xs: Vec<SparseInputs> = plays()
+            .iter()
+            .map(|p| SparseInputs::encode(p, layout))
+            .collect();
+        let simd: Vec<_> = kernels::available()
+            .into_iter()
+            .filter(|k| k.name != "portable")
+            .collect();
+        eprintln!(
+            "SIMD kernels here: {:?}",
+            simd.iter().map(|k| k.name).collect::<Vec<_>>()
+        );
+        for hidden in [32, 64, 96, 160, 256, 288, 448, 512] {
+            let net = if hidden == 96 {
+                deep(hidden, 24, 8)
+            } else {
+                Net::random(layout.inputs(), hidden, &mut rng)
+            };
+            let layers = net.layers();
+            let mut start = [0.0f32; MAX_HIDDEN];
+            kernels::sums_portable(&layers, layers.b1, &xs[0], &mut start[..hidden]);
+            let start = &start[..hidden];
+            let mut want = net.activations();
+            for k in &simd {
+                let mut got: Vec<Activations> = (0..GROUP).map(|_| net.activations()).collect();
+                for group in xs.chunks(GROUP).take(3).chain([&xs[..3], &xs[..1]]) {
+                    (k.group)(&layers, start, group, &mut got[..group.len()]);
+                    for (x, act) in group.iter().zip(&got) {
+                        kernels::forward_portable(&layers, start, x, &mut want);
+                        assert_eq!(
+                            bits(act.hidden()),
+                            bits(want.hidden()),
+                            "{} {hidden}",
+                            k.name
+                        );
+                        assert_eq!(act.outputs(), want.outputs(), "{} {hidden}", k.name);
+                        let mut one = net.activations();
+                        (k.forward)(&layers, start, x, &mut one);
+                        assert_eq!(
+                            bits(one.hidden()),
+                            bits(want.hidden()),
+                            "{} {hidden}",
+                            k.name
+                        );
+                        assert_eq!(one.outputs(), want.outputs(), "{} {hidden}", k.name);
+                        let (mut a, mut b) = ([0.0f32; MAX_HIDDEN], [0.0f32; MAX_HIDDEN]);
+                        (k.sums)(&layers, start, x, &mut a[..hidden]);
+                        kernels::sums_portable(&layers, start, x, &mut b[..hidden]);
+                        assert_eq!(bits(&a), bits(&b), "{} {hidden}", k.name);
+                    }
+                }
             }
         }
     }
