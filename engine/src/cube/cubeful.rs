@@ -19,9 +19,11 @@
 //! cubeless search. Plays inside the search are chosen by their cubeless
 //! 0-ply value at each cube among pubeval's best [`INNER_SHORTLIST`] of
 //! the roll, as gnubg's pruning nets and move filters do at its inner
-//! plies.
+//! plies; a node values the plays of all its rolls in one batch, each
+//! distinct play once.
 
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 
 use crate::cube::money::{self, CubeDecision, MoneyCube, Owner};
 use crate::evaluation::evaluator::{
@@ -248,14 +250,19 @@ fn no_double<E: Evaluator + ?Sized, C: CubeView>(
     ply: u32,
 ) -> (Vec<f32>, Probs) {
     let race = !pos.is_contact();
-    // Every roll's plays are valued from the position before them.
-    let near = ev.prepare_near(&pos.swapped());
-    let per_roll = |dice: Dice| -> (Vec<f32>, Probs) {
-        let (mut list, mut played) = (MoveList::new(), Vec::new());
-        generate(pos, dice, &mut list);
-        let kept = shortlist(list.as_slice(), race);
-        candidate_values_near(ev, Some(&near), &kept, &mut played);
-        let w = dice.weight() as f32 / 36.0;
+    let rolls: Vec<Dice> = Dice::all_21().collect();
+    let shortlists: Vec<Vec<Candidate>> = rolls
+        .iter()
+        .map(|&dice| {
+            let mut list = MoveList::new();
+            generate(pos, dice, &mut list);
+            shortlist(list.as_slice(), race)
+        })
+        .collect();
+    let valued = rolls_values(ev, pos, &shortlists);
+    let per_roll = |r: usize| -> (Vec<f32>, Probs) {
+        let (kept, played) = (&shortlists[r], &valued[r]);
+        let w = rolls[r].weight() as f32 / 36.0;
         let best: Vec<usize> = cubes
             .iter()
             .map(|c| {
@@ -319,14 +326,53 @@ fn no_double<E: Evaluator + ?Sized, C: CubeView>(
     };
     let zero = || (vec![0.0; cubes.len()], Probs::default());
     if ply >= 2 {
-        Dice::all_21()
-            .collect::<Vec<_>>()
+        (0..rolls.len())
             .into_par_iter()
             .map(per_roll)
             .reduce(zero, sum)
     } else {
-        Dice::all_21().map(per_roll).fold(zero(), sum)
+        (0..rolls.len()).map(per_roll).fold(zero(), sum)
     }
+}
+
+/// The 0-ply values of every roll's `shortlists` of plays from `pos`, in
+/// one batch valued from the position before them: a play that several
+/// rolls reach (4-1 and 3-2 both move a checker five pips) is valued once,
+/// a tenth of an inner node's plays, and the batch fills the evaluator's
+/// groups where one roll's plays would not.
+fn rolls_values<E: Evaluator + ?Sized>(
+    ev: &E,
+    pos: &Position,
+    shortlists: &[Vec<Candidate>],
+) -> Vec<Vec<Probs>> {
+    let plays = shortlists.iter().map(Vec::len).sum();
+    let mut at: FxHashMap<Position, usize> =
+        FxHashMap::with_capacity_and_hasher(plays, Default::default());
+    let mut unique: Vec<Candidate> = Vec::with_capacity(plays);
+    let slots: Vec<Vec<usize>> = shortlists
+        .iter()
+        .map(|kept| {
+            kept.iter()
+                .map(|c| {
+                    *at.entry(c.position).or_insert_with(|| {
+                        unique.push(*c);
+                        unique.len() - 1
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    let mut values = Vec::new();
+    candidate_values_near(
+        ev,
+        Some(&ev.prepare_near(&pos.swapped())),
+        &unique,
+        &mut values,
+    );
+    slots
+        .iter()
+        .map(|s| s.iter().map(|&i| values[i]).collect())
+        .collect()
 }
 
 /// The value to the mover, whose cube is `cube`, of a play that leaves
@@ -534,6 +580,44 @@ mod tests {
         let few = list.as_slice().to_vec();
         assert!(few.len() <= INNER_SHORTLIST);
         assert_eq!(shortlist(&few, false), few);
+    }
+
+    /// Counts the positions it is asked to value (a test double around
+    /// [`RACE`]).
+    struct Counting(std::sync::Mutex<Vec<Position>>);
+
+    impl Evaluator for Counting {
+        fn eval_batch(&self, positions: &[Position], out: &mut [Probs]) {
+            self.0.lock().unwrap().extend_from_slice(positions);
+            RACE.eval_batch(positions, out);
+        }
+    }
+
+    #[test]
+    fn a_node_values_each_distinct_play_of_its_rolls_once() {
+        let pos = Position::start();
+        let shortlists: Vec<Vec<Candidate>> = Dice::all_21()
+            .map(|dice| {
+                let mut list = MoveList::new();
+                generate(&pos, dice, &mut list);
+                shortlist(list.as_slice(), false)
+            })
+            .collect();
+        let counting = Counting(Default::default());
+        let got = rolls_values(&counting, &pos, &shortlists);
+        let asked = counting.0.into_inner().unwrap();
+        let plays: usize = shortlists.iter().map(Vec::len).sum();
+        let distinct: std::collections::HashSet<Position> =
+            shortlists.iter().flatten().map(|c| c.position).collect();
+        assert_eq!(asked.len(), distinct.len());
+        assert!(distinct.len() < plays, "{} of {plays}", distinct.len());
+        // Each roll's values are those of valuing its plays alone.
+        let near = RACE.prepare_near(&pos.swapped());
+        for (kept, values) in shortlists.iter().zip(&got) {
+            let mut alone = Vec::new();
+            candidate_values_near(&RACE, Some(&near), kept, &mut alone);
+            assert_eq!(values, &alone);
+        }
     }
 
     #[test]
