@@ -425,7 +425,7 @@ fn parse_hidden(s: &str) -> Result<usize, String> {
     }
 }
 
-/// Reads `I/N` with I below N.
+/// Reads a pre-filter's width: 32 or 64 hidden units.
 fn parse_prefilter_hidden(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
         Ok(n) if n > 0 && n % BLOCK == 0 && n <= MAX_PREFILTER_HIDDEN => Ok(n),
@@ -433,6 +433,7 @@ fn parse_prefilter_hidden(s: &str) -> Result<usize, String> {
     }
 }
 
+/// Reads `I/N` with I below N.
 fn parse_shard(s: &str) -> Result<Shard, String> {
     let (i, n) = s.split_once('/').ok_or("expected I/N, as 0/4")?;
     match (i.parse::<usize>(), n.parse::<usize>()) {
