@@ -16,8 +16,8 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sheshbesh_engine::evaluation::evaluator::{candidate_values, NetEvaluator};
 use sheshbesh_engine::evaluation::inputs::SparseInputs;
-use sheshbesh_engine::evaluation::net::{Net, OUTPUTS};
-use sheshbesh_engine::evaluation::prefilter::{Prefilter, INPUTS, PREFILTER_KEEP};
+use sheshbesh_engine::evaluation::net::Net;
+use sheshbesh_engine::evaluation::prefilter::{random_net, Prefilter, PREFILTER_KEEP};
 use sheshbesh_engine::evaluation::pubeval;
 use sheshbesh_engine::rules::movegen::{generate, Candidate, MoveList};
 use sheshbesh_engine::Probs;
@@ -237,15 +237,8 @@ pub fn distil(
     let mut rolls = label(teacher, cfg.positions, cfg.seed);
     let held = rolls.split_off(rolls.len() - rolls.len() / 20);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(cfg.seed);
-    let mut net = Net::random(INPUTS, cfg.hidden, &mut rng);
-    {
-        // One output: the other rows stay zero (their gradient is zero).
-        let p = net.params_mut();
-        for k in 1..OUTPUTS {
-            p.w2.row_mut(k).fill(0.0);
-            p.b2[k] = 0.0;
-        }
-    }
+    // One output: the other rows stay zero (their gradient is zero).
+    let mut net = random_net(cfg.hidden, &mut rng);
     let mut samples: Vec<(usize, usize)> = rolls
         .iter()
         .enumerate()
@@ -306,7 +299,10 @@ mod tests {
         };
         let (p, report) = distil(&teacher, &cfg, |_| {});
         assert_eq!(p.net().hidden(), 32);
-        assert_eq!(p.net().inputs(), INPUTS);
+        assert_eq!(
+            p.net().inputs(),
+            sheshbesh_engine::evaluation::prefilter::INPUTS
+        );
         let held = &report.prefilter;
         assert!(held.rolls > 50, "{held:?}");
         let rate = |h: &HoldRates, k: usize| h.rates.iter().find(|r| r.0 == k).unwrap().1;

@@ -137,8 +137,6 @@ pub fn add_delta_all(ev: &mut NetEvaluator, other: &NetEvaluator, base: &NetEval
     add_delta(&mut ev.race, &other.race, &base.race, scale);
 }
 
-/// A file's provenance (or a blank one) with `step` appended to its
-/// command: what was done to the nets after training.
 /// Drops a pre-filter and its record: it was distilled from a contact
 /// net that has just been replaced (`train prefilter` makes a new one).
 fn drop_prefilter(ev: &mut NetEvaluator, prov: &mut Provenance) {
@@ -146,6 +144,8 @@ fn drop_prefilter(ev: &mut NetEvaluator, prov: &mut Provenance) {
     prov.prefilter = None;
 }
 
+/// A file's provenance (or a blank one) with `step` appended to its
+/// command: what was done to the nets after training.
 fn with_step(prov: Option<Provenance>, step: &str) -> Provenance {
     let mut prov = prov.unwrap_or_else(|| Provenance::new("", 0));
     prov.command = format!("{} ; {step}", prov.command);
@@ -457,16 +457,9 @@ pub(crate) mod tests {
         let mut a = crate::train::fresh(1, 32, 32, layout);
         let b = crate::train::fresh(2, 32, 32, layout);
         // A pre-filter of `a`'s contact net does not outlive the average.
-        let mut pf = Net::random(
-            sheshbesh_engine::evaluation::prefilter::INPUTS,
-            32,
-            &mut Xoshiro256PlusPlus::seed_from_u64(3),
-        );
-        for k in 1..sheshbesh_engine::evaluation::net::OUTPUTS {
-            pf.params_mut().w2.row_mut(k).fill(0.0);
-            pf.params_mut().b2[k] = 0.0;
-        }
-        let pf = sheshbesh_engine::evaluation::prefilter::Prefilter::new(pf).unwrap();
+        use sheshbesh_engine::evaluation::prefilter::{random_net, Prefilter};
+        let pf = random_net(32, &mut Xoshiro256PlusPlus::seed_from_u64(3));
+        let pf = Prefilter::new(pf).unwrap();
         a.prefilter = Some(std::sync::Arc::new(pf));
         let (pa, pb) = (dir.join("a.w"), dir.join("b.w"));
         checkpoint::save(&pa, &a, &Provenance::new("a", 1)).unwrap();

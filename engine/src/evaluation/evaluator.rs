@@ -646,17 +646,12 @@ mod tests {
     /// of that name that is no pre-filter is refused, naming why.
     #[test]
     fn a_pre_filter_reads_back_and_a_wrong_one_is_refused() {
-        use crate::evaluation::net::OUTPUTS;
-        use crate::evaluation::prefilter::INPUTS;
+        use crate::evaluation::prefilter::{random_net, INPUTS};
         use crate::evaluation::weights::{decode, encode};
         use rand::SeedableRng;
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(10);
-        let mut net = Net::random(INPUTS, 32, &mut rng);
-        let five_outputs = net.clone();
-        for k in 1..OUTPUTS {
-            net.params_mut().w2.row_mut(k).fill(0.0);
-            net.params_mut().b2[k] = 0.0;
-        }
+        let net = random_net(32, &mut rng);
+        let five_outputs = Net::random(INPUTS, 32, &mut rng);
         let ev = NetEvaluator {
             prefilter: Some(Arc::new(Prefilter::new(net).unwrap())),
             ..random_evaluator(9, 32, 32)

@@ -49,6 +49,27 @@ pub struct Prefilter {
     b_out: f32,
 }
 
+/// A net of a pre-filter's shape with small random weights (as training
+/// starts from): [`Net::random`]'s, with only the first output row kept.
+pub fn random_net(hidden: usize, rng: &mut impl rand::Rng) -> Net {
+    let mut net = Net::random(INPUTS, hidden, rng);
+    let p = net.params_mut();
+    for k in 1..OUTPUTS {
+        p.w2.row_mut(k).fill(0.0);
+        p.b2[k] = 0.0;
+    }
+    net
+}
+
+/// The hidden sums of a position before its roll, from which the plays of
+/// every one of its rolls are valued ([`Prefilter::scores_from`]): made
+/// once per turn, not once per roll.
+#[derive(Clone, Debug)]
+pub struct Before {
+    pos: Position,
+    sums: [f32; MAX_PREFILTER_HIDDEN],
+}
+
 impl Prefilter {
     /// Reads a pre-filter from its stored form: [`INPUTS`] inputs, at most
     /// [`MAX_PREFILTER_HIDDEN`] hidden units, no second layer, and only the
@@ -102,42 +123,48 @@ impl Prefilter {
         self.output(&sums)
     }
 
-    /// [`Self::score`] of each play of a roll from `before` (the mover on
-    /// roll), into `out`: each valued by the rows of the points it changed
-    /// from `before`.
-    pub fn scores_near(&self, before: &Position, candidates: &[Candidate], out: &mut Vec<f32>) {
+    /// `pos` (the mover on roll) summed for [`Self::scores_from`].
+    pub fn before(&self, pos: &Position) -> Before {
+        let mut sums = [0.0f32; MAX_PREFILTER_HIDDEN];
+        let base = &mut sums[..self.b1.len()];
+        base.copy_from_slice(&self.b1);
+        self.add_side(base, &pos.me, None, 0);
+        self.add_side(base, &pos.opp, None, BOARD_PER_SIDE);
+        Before { pos: *pos, sums }
+    }
+
+    /// [`Self::score`] of each play of a roll from the position `before`
+    /// holds, into `out`: each valued by the rows of the points it changed
+    /// from that position.
+    pub fn scores_from(&self, before: &Before, candidates: &[Candidate], out: &mut Vec<f32>) {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::is_x86_feature_detected as has;
             if has!("avx2") && has!("fma") {
                 // SAFETY: the features were detected.
-                return unsafe { self.scores_near_avx2(before, candidates, out) };
+                return unsafe { self.scores_from_avx2(before, candidates, out) };
             }
         }
-        self.scores_near_with(before, candidates, out)
+        self.scores_from_with(before, candidates, out)
     }
 
-    /// [`Self::scores_near`] compiled for AVX2: the same steps in wider
+    /// [`Self::scores_from`] compiled for AVX2: the same steps in wider
     /// registers (no fused multiply-adds, so the same results).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn scores_near_avx2(
+    unsafe fn scores_from_avx2(
         &self,
-        before: &Position,
+        before: &Before,
         candidates: &[Candidate],
         out: &mut Vec<f32>,
     ) {
-        self.scores_near_with(before, candidates, out)
+        self.scores_from_with(before, candidates, out)
     }
 
     #[inline(always)]
-    fn scores_near_with(&self, before: &Position, candidates: &[Candidate], out: &mut Vec<f32>) {
+    fn scores_from_with(&self, before: &Before, candidates: &[Candidate], out: &mut Vec<f32>) {
         let h = self.b1.len();
-        let mut base = [0.0f32; MAX_PREFILTER_HIDDEN];
-        let base = &mut base[..h];
-        base.copy_from_slice(&self.b1);
-        self.add_side(base, &before.me, None, 0);
-        self.add_side(base, &before.opp, None, BOARD_PER_SIDE);
+        let (pos, base) = (&before.pos, &before.sums[..h]);
         let mut sums = [0.0f32; MAX_PREFILTER_HIDDEN];
         let sums = &mut sums[..h];
         out.clear();
@@ -147,9 +174,9 @@ impl Prefilter {
                 return f32::INFINITY;
             }
             sums.copy_from_slice(base);
-            self.add_side(sums, &after.me, Some(&before.me), 0);
-            if after.opp != before.opp {
-                self.add_side(sums, &after.opp, Some(&before.opp), BOARD_PER_SIDE);
+            self.add_side(sums, &after.me, Some(&pos.me), 0);
+            if after.opp != pos.opp {
+                self.add_side(sums, &after.opp, Some(&pos.opp), BOARD_PER_SIDE);
             }
             self.output(sums)
         }));
@@ -215,13 +242,7 @@ mod tests {
 
     fn random(seed: u64, hidden: usize) -> Prefilter {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let mut net = Net::random(INPUTS, hidden, &mut rng);
-        let p = net.params_mut();
-        for k in 1..OUTPUTS {
-            p.w2.row_mut(k).fill(0.0);
-            p.b2[k] = 0.0;
-        }
-        Prefilter::new(net).unwrap()
+        Prefilter::new(random_net(hidden, &mut rng)).unwrap()
     }
 
     /// Valuing plays by their differences from the position before them
@@ -240,7 +261,7 @@ mod tests {
                 let dice = Dice::new(rng.gen_range(1..=6), rng.gen_range(1..=6)).unwrap();
                 generate(&pos, dice, &mut list);
                 let cands = list.as_slice();
-                p.scores_near(&pos, cands, &mut near);
+                p.scores_from(&p.before(&pos), cands, &mut near);
                 for (c, b) in cands.iter().zip(&near) {
                     let a = p.score(&c.position);
                     assert!(a == *b || (a - b).abs() < 1e-4, "{a} {b}");

@@ -254,6 +254,11 @@ impl LuckPass {
         self.boards.clear();
         self.seen.clear();
         let race = !pos.is_contact();
+        // The pre-filter values every roll's plays from `pos`, summed once.
+        let prefilter = base
+            .prefilter()
+            .filter(|_| !race)
+            .map(|p| (p, p.before(pos)));
         for r in Dice::all_21() {
             generate(pos, r, &mut self.list);
             let start = self.after.len();
@@ -273,13 +278,13 @@ impl LuckPass {
                 );
                 best_first(&mut self.scores, LUCK_SHORTLIST);
             }
-            if let Some(p) = base
-                .prefilter()
-                .filter(|_| !race && self.scores.len() > PREFILTER_KEEP)
+            if let Some((p, before)) = prefilter
+                .as_ref()
+                .filter(|_| self.scores.len() > PREFILTER_KEEP)
             {
                 self.few.clear();
                 self.few.extend(self.scores.iter().map(|&(_, i)| cands[i]));
-                p.scores_near(pos, &self.few, &mut self.prefiltered);
+                p.scores_from(before, &self.few, &mut self.prefiltered);
                 for (s, &v) in self.scores.iter_mut().zip(&self.prefiltered) {
                     s.0 = v;
                 }
@@ -574,16 +579,11 @@ mod tests {
     fn the_pre_filter_picks_five_of_pubeval_s_twelve() {
         use crate::evaluation::evaluator::NetEvaluator;
         use crate::evaluation::inputs::Layout;
-        use crate::evaluation::net::{Net, OUTPUTS};
-        use crate::evaluation::prefilter::{Prefilter, INPUTS};
+        use crate::evaluation::net::Net;
+        use crate::evaluation::prefilter::{random_net, Prefilter};
         use std::sync::Arc;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
-        let mut pf = Net::random(INPUTS, 32, &mut rng);
-        for k in 1..OUTPUTS {
-            pf.params_mut().w2.row_mut(k).fill(0.0);
-            pf.params_mut().b2[k] = 0.0;
-        }
-        let prefilter = Arc::new(Prefilter::new(pf).unwrap());
+        let prefilter = Arc::new(Prefilter::new(random_net(32, &mut rng)).unwrap());
         let plain = NetEvaluator {
             contact: Net::random(Layout::V3.inputs(), 32, &mut rng),
             race: Net::random(Layout::V3.inputs(), 32, &mut rng),
