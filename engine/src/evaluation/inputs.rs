@@ -222,10 +222,19 @@ impl SparseInputs {
         if s != old {
             own_features(s, layout, &mut t);
         }
-        if o != old_o {
+        // Containment reads only the other side's made points.
+        if o.made() != old_o.made() {
             t[8] = containment(o) as f32 / 36.0;
         }
-        cross_features(s, o, layout, &mut t);
+        // The cross features read where each side stands, the first side's
+        // bar and the second's made points: often as in the reference.
+        let same_cross = s.occupied() == old.occupied()
+            && s.bar() == old.bar()
+            && o.occupied() == old_o.occupied()
+            && o.made() == old_o.made();
+        if !same_cross {
+            cross_features(s, o, layout, &mut t);
+        }
         for k in 0..=layout.features() {
             self.push(base + 100 + k, t[k] - old_tail[k]);
         }
