@@ -1,6 +1,8 @@
 //! 0-ply evaluation speed: every candidate of the fixture's contact cases
 //! from gnubg's play, evaluated roll by roll as one batch each (as search
-//! does), with the shipped weights. Reports evaluations per second per core.
+//! does), with the shipped weights, in floats (`zero_ply_batched`) and with
+//! the 16-bit integer first layer (`zero_ply_batched_int16`). Reports
+//! evaluations per second per core.
 //! A second group times the dense ndarray matrix product on the same
 //! positions, the reference the sparse path replaces.
 
@@ -9,6 +11,7 @@ use ndarray::Array2;
 use sheshbesh_benches::{fixture_cases, shipped_evaluator};
 use sheshbesh_engine::evaluation::evaluator::Evaluator;
 use sheshbesh_engine::evaluation::inputs::SparseInputs;
+use sheshbesh_engine::evaluation::net::FirstLayer;
 use sheshbesh_engine::{rules::movegen, MoveList, Position, Probs};
 
 fn bench_eval(c: &mut Criterion) {
@@ -26,9 +29,10 @@ fn bench_eval(c: &mut Criterion) {
         .collect();
     let total: usize = batches.iter().map(Vec::len).sum();
     eprintln!(
-        "{} batches, {total} positions, {} kernels",
+        "{} batches, {total} positions, {} kernels ({} integer sums)",
         batches.len(),
-        sheshbesh_engine::evaluation::net::kernel_name()
+        sheshbesh_engine::evaluation::net::kernel_name(),
+        sheshbesh_engine::evaluation::net::int_kernel_name()
     );
     let mut group = c.benchmark_group("eval");
     group.throughput(Throughput::Elements(total as u64));
@@ -37,6 +41,16 @@ fn bench_eval(c: &mut Criterion) {
         b.iter(|| {
             for batch in &batches {
                 ev.eval_batch(black_box(batch), &mut out[..batch.len()]);
+            }
+            black_box(out[0])
+        })
+    });
+    // The same with the 16-bit integer first layer.
+    let int16 = shipped_evaluator().with_first_layer(FirstLayer::Int16);
+    group.bench_function("zero_ply_batched_int16", |b| {
+        b.iter(|| {
+            for batch in &batches {
+                int16.eval_batch(black_box(batch), &mut out[..batch.len()]);
             }
             black_box(out[0])
         })

@@ -57,7 +57,7 @@ pub fn run(args: &PlayArgs, n: usize) -> Result<()> {
         );
     }
     crate::console::check_names(&args.names)?;
-    let ev = crate::nets::load(args.weights.file())?;
+    let ev = args.weights.load()?;
     let stdin = std::io::stdin();
     let mut console = Console::new(stdin.lock(), std::io::stdout());
     chouette(&ev, args, n, &mut console)

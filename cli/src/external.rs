@@ -57,7 +57,7 @@ const MAX_CLIENTS: usize = 16;
 
 /// Listens and serves clients until interrupted (or after one, `--once`).
 pub fn run(args: ExternalArgs) -> Result<()> {
-    let ev = crate::nets::load(args.weights.file())?;
+    let ev = args.weights.load()?;
     let listener = TcpListener::bind(&args.listen)
         .with_context(|| format!("bad --listen \"{}\": cannot bind", args.listen))?;
     println!("listening on {}", listener.local_addr()?);

@@ -313,7 +313,8 @@ pub fn run() -> ExitCode {
             weights,
             out,
             ..
-        } => nets::load(weights.file())
+        } => weights
+            .load()
             .and_then(|ev| position_cmd::cube_cmd(&ev, position.as_deref(), ply, out)),
         Command::Cube {
             position,
@@ -322,7 +323,8 @@ pub fn run() -> ExitCode {
             rollout_options,
             weights,
             out,
-        } => match nets::load(weights.file())
+        } => match weights
+            .load()
             .and_then(|ev| rollout_cmd::cube(&ev, position.as_deref(), ply, &rollout_options, out))
         {
             Ok(false) => Ok(()),
@@ -335,14 +337,22 @@ pub fn run() -> ExitCode {
             Err(e) => Err(e),
         },
         Command::Annotate(args) => {
-            match nets::load(args.weights.file()).and_then(|ev| annotate_cmd::run(&ev, args)) {
+            match args
+                .weights
+                .load()
+                .and_then(|ev| annotate_cmd::run(&ev, args))
+            {
                 Ok(true) => Ok(()),
                 Ok(false) => return ExitCode::from(1),
                 Err(e) => Err(e),
             }
         }
         Command::Rollout(args) => {
-            match nets::load(args.weights.file()).and_then(|ev| rollout_cmd::run(&ev, args)) {
+            match args
+                .weights
+                .load()
+                .and_then(|ev| rollout_cmd::run(&ev, args))
+            {
                 Ok(false) => Ok(()),
                 Ok(true) => return ExitCode::from(130),
                 Err(e) => Err(e),
@@ -355,7 +365,7 @@ pub fn run() -> ExitCode {
             checker,
             weights,
             out,
-        } => nets::load(weights.file()).and_then(|ev| {
+        } => weights.load().and_then(|ev| {
             let (position, dice) = (position.as_deref(), dice.as_deref());
             position_cmd::hint(&ev, position, dice, ply, checker.equity(), out)
         }),
@@ -364,7 +374,8 @@ pub fn run() -> ExitCode {
             ply,
             weights,
             out,
-        } => nets::load(weights.file())
+        } => weights
+            .load()
             .and_then(|ev| position_cmd::eval(&ev, position.as_deref(), ply, out)),
     };
     match result {

@@ -86,7 +86,7 @@ fn rollout_table(a: &MetArgs) -> Result<Option<RolledTable>> {
     let input = crate::input::parse_position("start")?;
     let s = a.rollout_options.settings(&input, a.ply, true)?;
     let mut progress = MetProgress::resume(&MetProgress::path_beside(out), length, &s)?;
-    let ev = crate::nets::load(a.weights.file())?;
+    let ev = a.weights.load()?;
     let pool = a.rollout_options.pool()?;
     let stop = crate::rollout_cmd::interrupt_flag();
     let todo = progress.todo();
@@ -246,7 +246,7 @@ pub fn run(a: MetArgs) -> Result<bool> {
         largest_difference = Some((worst.difference, worst.away, worst.opp_away));
         met = table;
     } else if a.generate {
-        let ev = crate::nets::load(a.weights.file())?;
+        let ev = a.weights.load()?;
         let k = Met::kazaross_xg2();
         generated = generate_from(&ev, k.length);
         let worst = match_cube::largest_difference(&generated, k);

@@ -28,7 +28,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
     if args.length == 0 && args.games == 0 && !args.players.contains(&Occupant::Human) {
         bail!("bad --games: a money session between engines needs --games N (or --match N)");
     }
-    let ev = crate::nets::load(args.weights.file())?;
+    let ev = args.weights.load()?;
     let stdin = std::io::stdin();
     let mut console = Console::new(stdin.lock(), std::io::stdout());
     play(&ev, &args, &mut console)

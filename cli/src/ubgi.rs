@@ -54,7 +54,7 @@ pub fn run(args: UbgiArgs) -> Result<()> {
             }
             "ubgi" => {
                 if ev.is_none() {
-                    match crate::nets::load(args.weights.file()) {
+                    match args.weights.load() {
                         Ok(e) => ev = Some(e),
                         Err(e) => {
                             eprintln!("sheshbesh ubgi: {e:#}");

@@ -83,7 +83,7 @@ const STYLE: &str = include_str!("page.css");
 /// once; the first line on stdout is the address it listens on
 /// (`listening on http://127.0.0.1:8080/`).
 pub fn run(a: ServeArgs) -> Result<()> {
-    let ev = crate::nets::load(a.weights.file())?;
+    let ev = a.weights.load()?;
     let app = Arc::new(App {
         ev,
         games: Default::default(),

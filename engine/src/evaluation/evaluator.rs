@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use crate::evaluation::bearoff::Bearoff;
 use crate::evaluation::inputs::{Layout, Reference, SparseInputs};
-use crate::evaluation::net::{Activations, FirstSums, Net, GROUP};
+use crate::evaluation::net::{Activations, FirstLayer, FirstSums, Net, GROUP};
 use crate::evaluation::prefilter::{Prefilter, PREFILTER_NET};
 use crate::evaluation::probs::Probs;
 use crate::evaluation::weights::{WeightsError, WeightsSet};
@@ -258,6 +258,21 @@ impl NetEvaluator {
         .with_luck(luck.map(|(_, net)| net)))
     }
 
+    /// With every net's first layer computed as `first` when it
+    /// evaluates (the luck yardstick's too).
+    pub fn with_first_layer(mut self, first: FirstLayer) -> NetEvaluator {
+        self.set_first_layer(first);
+        self
+    }
+
+    fn set_first_layer(&mut self, first: FirstLayer) {
+        self.contact.set_first_layer(first);
+        self.race.set_first_layer(first);
+        if let Some(luck) = self.luck.as_mut() {
+            Arc::make_mut(luck).set_first_layer(first);
+        }
+    }
+
     /// With the bear-off databases (the luck yardstick's too).
     pub fn with_bearoff(mut self, db: Arc<Bearoff>) -> NetEvaluator {
         if let Some(luck) = self.luck.as_mut() {
@@ -272,7 +287,11 @@ impl NetEvaluator {
     pub fn with_luck(mut self, luck: Option<&Net>) -> NetEvaluator {
         self.luck = luck.map(|net| {
             Arc::new(NetEvaluator {
-                contact: net.clone(),
+                contact: {
+                    let mut net = net.clone();
+                    net.set_first_layer(self.contact.first_layer());
+                    net
+                },
                 race: self.race.clone(),
                 bearoff: self.bearoff.clone(),
                 layout: self.layout,

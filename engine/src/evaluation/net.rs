@@ -26,6 +26,10 @@ use rand::Rng;
 use crate::evaluation::inputs::SparseInputs;
 use crate::evaluation::probs::Probs;
 
+pub mod quantized;
+
+use quantized::Quantized;
+
 /// Outputs of every net.
 pub const OUTPUTS: usize = 5;
 /// Hidden layers are processed in blocks of this many units.
@@ -44,6 +48,19 @@ pub const GROUP: usize = 16;
 pub struct Net {
     params: Params,
     packed: OnceLock<Packed>,
+    quantized: OnceLock<Quantized>,
+    first: FirstLayer,
+}
+
+/// How a net's first layer is computed when it evaluates (training
+/// always reads the floats).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FirstLayer {
+    /// In `f32`, the reference.
+    #[default]
+    Float,
+    /// In 16-bit integers made from the floats ([`quantized`]).
+    Int16,
 }
 
 /// A net's parameters, as the weights file stores them and training
@@ -71,6 +88,8 @@ impl From<Params> for Net {
         Net {
             params,
             packed: OnceLock::new(),
+            quantized: OnceLock::new(),
+            first: FirstLayer::Float,
         }
     }
 }
@@ -142,12 +161,15 @@ pub const BLOCK2: usize = 8;
 #[derive(Clone, Debug)]
 pub struct FirstSums {
     z: [f32; MAX_HIDDEN],
+    /// The sums of an [`FirstLayer::Int16`] net.
+    q: [i32; MAX_HIDDEN],
 }
 
 impl Default for FirstSums {
     fn default() -> Self {
         FirstSums {
             z: [0.0; MAX_HIDDEN],
+            q: [0; MAX_HIDDEN],
         }
     }
 }
@@ -159,6 +181,8 @@ pub struct Activations {
     /// Both hidden layers' units, the first layer's then the second's.
     hidden: [f32; MAX_HIDDEN + MAX_HIDDEN2],
     out: [f32; OUTPUTS],
+    /// The integer first layer's sums.
+    acc: [i32; MAX_HIDDEN],
 }
 
 impl Activations {
@@ -202,7 +226,18 @@ impl Net {
     /// when next evaluated).
     pub fn params_mut(&mut self) -> &mut Params {
         self.packed = OnceLock::new();
+        self.quantized = OnceLock::new();
         &mut self.params
+    }
+
+    /// Computes the first layer as `first` when the net evaluates.
+    pub fn set_first_layer(&mut self, first: FirstLayer) {
+        self.first = first;
+    }
+
+    /// How the first layer is computed when the net evaluates.
+    pub fn first_layer(&self) -> FirstLayer {
+        self.first
     }
 
     /// The parameters, giving up the net.
@@ -230,6 +265,7 @@ impl Net {
         Activations {
             hidden: [0.0; MAX_HIDDEN + MAX_HIDDEN2],
             out: [0.0; OUTPUTS],
+            acc: [0; MAX_HIDDEN],
         }
     }
 
@@ -266,7 +302,20 @@ impl Net {
     /// training reads them ([`Activations::hidden`], [`Activations::outputs`]).
     pub fn forward(&self, x: &SparseInputs, act: &mut Activations) {
         let layers = self.layers();
-        kernels::forward(&layers, layers.b1, x, act);
+        match self.first {
+            FirstLayer::Float => kernels::forward(&layers, layers.b1, x, act),
+            FirstLayer::Int16 => {
+                let q = self.quantized();
+                kernels::group_int(
+                    kernels::chosen(),
+                    &layers,
+                    q,
+                    &q.bias,
+                    std::slice::from_ref(x),
+                    std::slice::from_mut(act),
+                )
+            }
+        }
     }
 
     /// [`Net::forward`], to the bit, from the row-major first layer alone:
@@ -293,6 +342,14 @@ impl Net {
     ) {
         assert!(xs.len() <= GROUP && xs.len() == acts.len(), "a group");
         let layers = self.layers();
+        if self.first == FirstLayer::Int16 {
+            let q = self.quantized();
+            let start = match near {
+                Some(sums) => &sums.q[..q.hidden()],
+                None => &q.bias,
+            };
+            return kernels::group_int(kernels::chosen(), &layers, q, start, xs, acts);
+        }
         let start = match near {
             Some(sums) => &sums.z[..layers.b1.len()],
             None => layers.b1,
@@ -304,7 +361,17 @@ impl Net {
     /// [`Net::eval_near`] adds a nearby position's differences to.
     pub fn first_sums(&self, x: &SparseInputs, sums: &mut FirstSums) {
         let layers = self.layers();
-        kernels::sums(&layers, layers.b1, x, &mut sums.z[..layers.b1.len()]);
+        match self.first {
+            FirstLayer::Float => {
+                kernels::sums(&layers, layers.b1, x, &mut sums.z[..layers.b1.len()])
+            }
+            FirstLayer::Int16 => {
+                let q = self.quantized();
+                let mut pairs = quantized::Pairs::default();
+                pairs.fill(x);
+                kernels::int_sums(q, &q.bias, &pairs, &mut sums.q[..q.hidden()]);
+            }
+        }
     }
 
     /// Evaluates the position whose inputs are those `sums` were made from
@@ -319,9 +386,24 @@ impl Net {
         delta: &SparseInputs,
         act: &mut Activations,
     ) -> Probs {
-        let layers = self.layers();
-        kernels::forward(&layers, &sums.z[..layers.b1.len()], delta, act);
+        match self.first {
+            FirstLayer::Float => {
+                let layers = self.layers();
+                kernels::forward(&layers, &sums.z[..layers.b1.len()], delta, act);
+            }
+            FirstLayer::Int16 => self.forward_group(
+                Some(sums),
+                std::slice::from_ref(delta),
+                std::slice::from_mut(act),
+            ),
+        }
         Probs(act.out)
+    }
+
+    /// The integer first layer (made now if not yet).
+    fn quantized(&self) -> &Quantized {
+        self.quantized
+            .get_or_init(|| Quantized::new(&self.params.w1, &self.params.b1))
     }
 
     /// The tensors, the first layer also packed (made now if not yet).
@@ -369,9 +451,16 @@ pub fn kernel_name() -> &'static str {
     kernels::chosen().name
 }
 
+/// The build of the integer first layer's sums this CPU runs
+/// (`avx512-vnni`, `avx2` or `portable`).
+pub fn int_kernel_name() -> &'static str {
+    kernels::chosen().int_name
+}
+
 /// The hot loops: portable, and in AVX2 and AVX-512 intrinsics, chosen at
 /// run time by what the CPU has.
 mod kernels {
+    use super::quantized::{self, Pairs, Quantized};
     use super::{blocks, Activations, BLOCK, BLOCK2, OUTPUTS};
     use crate::evaluation::inputs::SparseInputs;
 
@@ -396,8 +485,18 @@ mod kernels {
     /// [`Forward`] for a group of positions from one `start`.
     pub type Group = fn(&Layers<'_>, &[f32], &[SparseInputs], &mut [Activations]);
 
+    /// The integer first layer's sums of a block of units `blk, width`
+    /// ([`super::quantized`]).
+    pub type IntSums = fn(&Quantized, &[i32], &Pairs, &mut [i32], usize, usize);
+    /// Integer sums to the units' values: each sum times its unit's
+    /// `unscale`, then the sigmoid.
+    pub type Finish = fn(&[i32], &[f32], &mut [f32]);
+    /// The layers above the first of a group of positions.
+    pub type Upper = fn(&Layers<'_>, &mut [Activations]);
+
     /// One build of the hot loops: a forward pass, the first layer's
-    /// sums, and a group's forward pass.
+    /// sums, and a group's forward pass; for an integer first layer, its
+    /// sums, their units' values and the layers above.
     #[derive(Clone, Copy)]
     pub struct Kernels {
         /// What it is compiled for.
@@ -405,6 +504,13 @@ mod kernels {
         pub forward: Forward,
         pub sums: Sums,
         pub group: Group,
+        /// What the integer sums are compiled for.
+        pub int_name: &'static str,
+        pub int_sums: IntSums,
+        /// The widest block of units `int_sums` takes at once.
+        pub int_width: usize,
+        pub finish: Finish,
+        pub upper: Upper,
     }
 
     /// Every build this CPU can run, the fastest first: AVX-512 (its
@@ -417,8 +523,33 @@ mod kernels {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::is_x86_feature_detected as has;
+            // SAFETY (each): the features were detected.
+            let (int_name, int_sums, int_width): (_, IntSums, _) =
+                if has!("avx512f") && has!("avx512bw") && has!("avx512vnni") {
+                    (
+                        "avx512-vnni",
+                        |q, start, x, out, blk, width| unsafe {
+                            quantized::block_vnni(q, start, x, out, blk, width)
+                        },
+                        2 * quantized::WIDTH,
+                    )
+                } else {
+                    (
+                        "avx2",
+                        |q, start, x, out, blk, width| unsafe {
+                            quantized::block_avx2(q, start, x, out, blk, width)
+                        },
+                        quantized::WIDTH,
+                    )
+                };
             if has!("avx512f") && has!("avx2") && has!("fma") {
                 all.push(Kernels {
+                    int_name,
+                    int_sums,
+                    int_width,
+                    // SAFETY (each): the features were detected.
+                    finish: |acc, unscale, out| unsafe { finish_avx512(acc, unscale, out) },
+                    upper: |layers, acts| unsafe { upper_layers_group_avx2(layers, acts) },
                     name: "avx512",
                     // SAFETY (each): the features were detected.
                     forward: |layers, start, x, act| unsafe {
@@ -434,6 +565,14 @@ mod kernels {
             }
             if has!("avx2") && has!("fma") {
                 all.push(Kernels {
+                    int_name: "avx2",
+                    // SAFETY (each): the features were detected.
+                    int_sums: |q, start, x, out, blk, width| unsafe {
+                        quantized::block_avx2(q, start, x, out, blk, width)
+                    },
+                    int_width: quantized::WIDTH,
+                    finish: |acc, unscale, out| unsafe { finish_avx2(acc, unscale, out) },
+                    upper: |layers, acts| unsafe { upper_layers_group_avx2(layers, acts) },
                     name: "avx2",
                     // SAFETY (each): the features were detected.
                     forward: |layers, start, x, act| unsafe { forward_avx2(layers, start, x, act) },
@@ -447,6 +586,15 @@ mod kernels {
             }
         }
         all.push(Kernels {
+            int_name: "portable",
+            int_sums: quantized::block_portable,
+            int_width: quantized::WIDTH,
+            finish: finish_portable::<false>,
+            upper: |layers, acts| {
+                for act in acts {
+                    upper_layers::<false>(layers, act);
+                }
+            },
             name: "portable",
             forward: forward_generic::<false>,
             sums: |layers, start, x, out| first_layer::<false, false>(layers.w1, start, x, out),
@@ -483,6 +631,102 @@ mod kernels {
         (KERNELS.sums)(layers, start, x, out)
     }
 
+    /// The integer first layer's sums on this CPU.
+    pub fn int_sums(q: &Quantized, start: &[i32], x: &Pairs, out: &mut [i32]) {
+        for (blk, width) in int_blocks(&KERNELS, start.len()) {
+            (KERNELS.int_sums)(q, start, x, out, blk, width)
+        }
+    }
+
+    /// The blocks of units `kernels` sums at once: its widest, then the
+    /// layout's blocks of 64 and 32.
+    fn int_blocks(kernels: &Kernels, hidden: usize) -> impl Iterator<Item = (usize, usize)> {
+        let widest = kernels.int_width;
+        let mut blk = 0;
+        std::iter::from_fn(move || {
+            let left = hidden - blk;
+            let width = if left >= widest {
+                widest
+            } else {
+                left.min(quantized::WIDTH)
+            };
+            (width > 0).then(|| {
+                blk += width;
+                (blk - width, width)
+            })
+        })
+    }
+
+    /// The forward pass of a group with an integer first layer, from the
+    /// integer sums `start`, in `kernels`' build.
+    pub fn group_int(
+        kernels: &Kernels,
+        layers: &Layers<'_>,
+        q: &Quantized,
+        start: &[i32],
+        xs: &[SparseInputs],
+        acts: &mut [Activations],
+    ) {
+        let hidden = start.len();
+        let mut pairs: [Pairs; super::GROUP] = std::array::from_fn(|_| Pairs::default());
+        for (x, p) in xs.iter().zip(pairs.iter_mut()) {
+            p.fill(x);
+        }
+        // A block of units across the group, so that its weights stay in
+        // the L1 cache.
+        for (blk, width) in int_blocks(kernels, hidden) {
+            for (p, act) in pairs.iter().zip(acts.iter_mut()) {
+                (kernels.int_sums)(q, start, p, &mut act.acc[..hidden], blk, width);
+            }
+        }
+        for act in acts.iter_mut() {
+            (kernels.finish)(&act.acc[..hidden], &q.unscale, &mut act.hidden[..hidden]);
+        }
+        (kernels.upper)(layers, acts);
+    }
+
+    /// The portable build of [`Finish`].
+    pub fn finish_portable<const FMA: bool>(acc: &[i32], unscale: &[f32], out: &mut [f32]) {
+        for ((o, &a), &s) in out.iter_mut().zip(acc).zip(unscale) {
+            *o = sigmoid::<FMA>(a as f32 * s);
+        }
+    }
+
+    /// [`Finish`] in AVX2, eight units at a time (the same bits as
+    /// [`finish_portable`] with fused multiply-adds).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn finish_avx2(acc: &[i32], unscale: &[f32], out: &mut [f32]) {
+        use std::arch::x86_64::*;
+        let n = out.len();
+        assert!(n.is_multiple_of(8) && acc.len() >= n && unscale.len() >= n);
+        for c in (0..n).step_by(8) {
+            // SAFETY: eight lanes at `c < n` of slices of at least `n`.
+            unsafe {
+                let a = _mm256_cvtepi32_ps(_mm256_loadu_si256(acc.as_ptr().add(c).cast()));
+                let z = _mm256_mul_ps(a, _mm256_loadu_ps(unscale.as_ptr().add(c)));
+                _mm256_storeu_ps(out.as_mut_ptr().add(c), sigmoid_avx2(z));
+            }
+        }
+    }
+
+    /// [`Finish`] in AVX-512, sixteen units at a time.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    unsafe fn finish_avx512(acc: &[i32], unscale: &[f32], out: &mut [f32]) {
+        use std::arch::x86_64::*;
+        let n = out.len();
+        assert!(n.is_multiple_of(BLOCK) && acc.len() >= n && unscale.len() >= n);
+        for c in (0..n).step_by(16) {
+            // SAFETY: sixteen lanes at `c < n` of slices of at least `n`.
+            unsafe {
+                let a = _mm512_cvtepi32_ps(_mm512_loadu_si512(acc.as_ptr().add(c).cast()));
+                let z = _mm512_mul_ps(a, _mm512_loadu_ps(unscale.as_ptr().add(c)));
+                _mm512_storeu_ps(out.as_mut_ptr().add(c), sigmoid_avx512(z));
+            }
+        }
+    }
+
     /// The portable kernel with fused multiply-adds: the bits the SIMD
     /// kernels must reproduce.
     #[cfg(test)]
@@ -493,6 +737,13 @@ mod kernels {
         act: &mut Activations,
     ) {
         forward_generic::<true>(layers, start, x, act)
+    }
+
+    /// [`upper_layers`] with fused multiply-adds: the bits the SIMD
+    /// kernels' upper layers must reproduce.
+    #[cfg(test)]
+    pub fn upper_layers_fma(layers: &Layers<'_>, act: &mut Activations) {
+        upper_layers::<true>(layers, act)
     }
 
     /// [`forward_portable`]'s first-layer sums.
@@ -1219,6 +1470,203 @@ mod tests {
         let after = net.eval(&x, &mut act);
         assert_ne!(before, after);
         let fresh = Net::from(net.params().clone());
+        assert_eq!(after, fresh.eval(&x, &mut act));
+    }
+}
+
+/// The integer first layer ([`quantized`]).
+#[cfg(test)]
+mod int16_tests {
+    use super::*;
+    use crate::evaluation::inputs::{Layout, Reference};
+    use crate::rules::position::Position;
+    use rand::SeedableRng;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    fn bits(v: &[f32]) -> Vec<u32> {
+        v.iter().map(|f| f.to_bits()).collect()
+    }
+
+    /// Plays of several rolls from a few positions, as the opponent sees
+    /// them, and the positions before them.
+    fn plays() -> (Vec<Position>, Vec<Position>) {
+        let mut list = crate::rules::movegen::MoveList::new();
+        let mut plays = Vec::new();
+        let mut befores = vec![Position::start()];
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+        for _ in 0..12 {
+            let from = *befores.last().expect("one");
+            let dice = crate::rules::dice::Dice::new(rng.gen_range(1..=6), rng.gen_range(1..=6))
+                .expect("dice");
+            crate::rules::movegen::generate(&from, dice, &mut list);
+            plays.extend(list.as_slice().iter().map(|c| c.position.swapped()));
+            let next = list.as_slice()[rng.gen_range(0..list.len())]
+                .position
+                .swapped();
+            befores.push(next);
+        }
+        (befores, plays)
+    }
+
+    fn int_net(hidden: usize, seed: u64) -> Net {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut net = Net::random(Layout::V3.inputs(), hidden, &mut rng);
+        net.params_mut()
+            .b1
+            .mapv_inplace(|_| rng.gen_range(-1.0..1.0));
+        net.set_first_layer(FirstLayer::Int16);
+        net
+    }
+
+    /// Every build of the integer kernels gives the portable build's
+    /// integer sums, and its bits above them with fused multiply-adds, at
+    /// every width and group size, from the biases and from a nearby
+    /// position's sums.
+    #[test]
+    fn every_integer_kernel_gives_the_portable_kernels_bits() {
+        let layout = Layout::V3;
+        let (befores, plays) = plays();
+        let xs: Vec<SparseInputs> = plays
+            .iter()
+            .map(|p| SparseInputs::encode(p, layout))
+            .collect();
+        let all = kernels::available();
+        let portable = *all.last().expect("the portable build");
+        let reference = kernels::Kernels {
+            finish: kernels::finish_portable::<true>,
+            upper: |layers, acts| {
+                for act in acts {
+                    kernels::upper_layers_fma(layers, act);
+                }
+            },
+            ..portable
+        };
+        eprintln!(
+            "integer kernels here: {:?}",
+            all.iter().map(|k| k.int_name).collect::<Vec<_>>()
+        );
+        for hidden in [32, 64, 96, 160, 256, 288, 512] {
+            let net = int_net(hidden, hidden as u64);
+            let layers = net.layers();
+            let q = net.quantized();
+            let mut near = FirstSums::default();
+            net.first_sums(&SparseInputs::encode(&befores[1], layout), &mut near);
+            for start in [&q.bias[..], &near.q[..hidden]] {
+                for k in &all {
+                    for group in xs.chunks(GROUP).take(3).chain([&xs[..3], &xs[..1]]) {
+                        let n = group.len();
+                        let mut got: Vec<Activations> = (0..n).map(|_| net.activations()).collect();
+                        let mut want = got.clone();
+                        kernels::group_int(k, &layers, q, start, group, &mut got);
+                        kernels::group_int(&reference, &layers, q, start, group, &mut want);
+                        for (g, w) in got.iter().zip(&want) {
+                            assert_eq!(g.acc, w.acc, "{} {hidden}", k.int_name);
+                            // The portable build rounds each multiply and
+                            // add apart above the integer sums.
+                            if k.name != "portable" {
+                                assert_eq!(
+                                    bits(g.hidden()),
+                                    bits(w.hidden()),
+                                    "{} {hidden}",
+                                    k.name
+                                );
+                                assert_eq!(g.outputs(), w.outputs(), "{} {hidden}", k.name);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The integer layer values positions within a few ten-thousandths
+    /// of the floats, from the biases and from a nearby position's sums, and
+    /// the two ways within rounding of each other; a group gives each
+    /// position's own bits.
+    #[test]
+    fn integer_values_stay_near_the_floats() {
+        let layout = Layout::V3;
+        let (befores, plays) = plays();
+        let net = int_net(128, 11);
+        let mut float = net.clone();
+        float.set_first_layer(FirstLayer::Float);
+        let reference = Reference::new(&befores[3], layout);
+        let mut sums = FirstSums::default();
+        net.first_sums(reference.inputs(), &mut sums);
+        let (mut act, mut other) = (net.activations(), net.activations());
+        let mut worst = [0f32; 2];
+        for p in &plays {
+            let x = SparseInputs::encode(p, layout);
+            let int = net.eval(&x, &mut act);
+            let exact = float.eval(&x, &mut other);
+            let mut d = SparseInputs::default();
+            d.fill_difference(p, &reference);
+            let near = net.eval_near(&sums, &d, &mut other);
+            for k in 0..OUTPUTS {
+                worst[0] = worst[0].max((int.0[k] - exact.0[k]).abs());
+                worst[1] = worst[1].max((int.0[k] - near.0[k]).abs());
+            }
+            let mut group = [net.activations()];
+            net.forward_group(None, std::slice::from_ref(&x), &mut group);
+            assert_eq!(group[0].outputs(), int.0);
+        }
+        assert!(worst[0] < 5e-4 && worst[1] < 2e-4, "{worst:?}");
+        assert!(worst[0] > 0.0, "the integer layer rounds");
+    }
+
+    /// No position's inputs add up to more than the integer sums leave
+    /// room for, nor a play's differences from the position before it
+    /// exceed an `i16`: checked over random games.
+    #[test]
+    fn inputs_stay_inside_the_integer_range() {
+        use crate::rules::movegen::{generate, MoveList};
+        let layout = Layout::V3;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(21);
+        let mut list = MoveList::new();
+        let (mut total, mut step) = (0f32, 0f32);
+        for _ in 0..200 {
+            let mut pos = Position::start();
+            for _ in 0..200 {
+                let dice =
+                    crate::rules::dice::Dice::new(rng.gen_range(1..=6), rng.gen_range(1..=6))
+                        .expect("dice");
+                generate(&pos, dice, &mut list);
+                let reference = Reference::new(&pos.swapped(), layout);
+                for c in list.as_slice() {
+                    let after = c.position.swapped();
+                    let x = SparseInputs::encode(&after, layout);
+                    total = total.max(x.values().iter().map(|v| v.abs()).sum());
+                    let mut d = SparseInputs::default();
+                    d.fill_difference(&after, &reference);
+                    step = step.max(d.values().iter().fold(0f32, |m, v| m.max(v.abs())));
+                }
+                let c = list.as_slice()[rng.gen_range(0..list.len())];
+                if c.position.me.off() == 15 {
+                    break;
+                }
+                pos = c.position.swapped();
+            }
+        }
+        assert!(total < quantized::INPUTS_TOTAL_MAX * 0.75, "{total}");
+        assert!(
+            step * quantized::INPUT_SCALE < f32::from(i16::MAX),
+            "{step}"
+        );
+    }
+
+    /// Changed weights are quantized again.
+    #[test]
+    fn changed_weights_are_quantized_again() {
+        let x = SparseInputs::encode(&Position::start(), Layout::V3);
+        let mut net = int_net(64, 6);
+        let mut act = net.activations();
+        let before = net.eval(&x, &mut act);
+        let first = usize::from(x.indices()[0]);
+        net.params_mut().w1[[first, 10]] += 3.0;
+        let after = net.eval(&x, &mut act);
+        assert_ne!(before, after);
+        let mut fresh = Net::from(net.params().clone());
+        fresh.set_first_layer(FirstLayer::Int16);
         assert_eq!(after, fresh.eval(&x, &mut act));
     }
 }
