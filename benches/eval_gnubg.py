@@ -31,7 +31,7 @@ def ours():
     """Evaluations per second (criterion's middle estimate) and the kernel."""
     out = subprocess.run(
         ["cargo", "bench", "-q", "-p", "sheshbesh-benches", "--bench", "eval", "--",
-         "--noplot", "zero_ply_batched"],
+         "--noplot", "zero_ply_batched$"],
         cwd=ROOT, capture_output=True, text=True)
     text = out.stdout + out.stderr
     rate = re.search(r"thrpt:\s+\[\S+ \S+ (\S+) (\S+)", text)
