@@ -183,6 +183,8 @@ pub struct Activations {
     out: [f32; OUTPUTS],
     /// The integer first layer's sums.
     acc: [i32; MAX_HIDDEN],
+    /// The integer first layer's inputs, in pairs.
+    pairs: quantized::Pairs,
 }
 
 impl Activations {
@@ -266,6 +268,7 @@ impl Net {
             hidden: [0.0; MAX_HIDDEN + MAX_HIDDEN2],
             out: [0.0; OUTPUTS],
             acc: [0; MAX_HIDDEN],
+            pairs: quantized::Pairs::default(),
         }
     }
 
@@ -668,15 +671,14 @@ mod kernels {
         acts: &mut [Activations],
     ) {
         let hidden = start.len();
-        let mut pairs: [Pairs; super::GROUP] = std::array::from_fn(|_| Pairs::default());
-        for (x, p) in xs.iter().zip(pairs.iter_mut()) {
-            p.fill(x);
+        for (x, act) in xs.iter().zip(acts.iter_mut()) {
+            act.pairs.fill(x);
         }
         // A block of units across the group, so that its weights stay in
         // the L1 cache.
         for (blk, width) in int_blocks(kernels, hidden) {
-            for (p, act) in pairs.iter().zip(acts.iter_mut()) {
-                (kernels.int_sums)(q, start, p, &mut act.acc[..hidden], blk, width);
+            for act in acts.iter_mut() {
+                (kernels.int_sums)(q, start, &act.pairs, &mut act.acc[..hidden], blk, width);
             }
         }
         for act in acts.iter_mut() {

@@ -212,6 +212,14 @@ impl Pairs {
     }
 }
 
+/// The layout's blocks ([`blocks`]) that make up units `blk .. blk +
+/// width`.
+fn layout_blocks(blk: usize, width: usize) -> impl Iterator<Item = (usize, usize)> {
+    (blk..blk + width)
+        .step_by(WIDTH)
+        .map(move |b| (b, (blk + width - b).min(WIDTH)))
+}
+
 /// The integer sums of units `blk .. blk + width` (a block of
 /// [`blocks`], or two side by side): `start` plus each pair's
 /// weights times its inputs, portable (the reference every build gives
@@ -224,7 +232,7 @@ pub fn block_portable(
     blk: usize,
     width: usize,
 ) {
-    for (blk, width) in blocks(blk + width).skip_while(|&(b, _)| b < blk) {
+    for (blk, width) in layout_blocks(blk, width) {
         let rows = q.block(blk, width);
         let mut acc = [0i32; WIDTH];
         let acc = &mut acc[..width];
@@ -255,7 +263,7 @@ pub unsafe fn block_avx2(
     width: usize,
 ) {
     use std::arch::x86_64::*;
-    for (blk, width) in blocks(blk + width).skip_while(|&(b, _)| b < blk) {
+    for (blk, width) in layout_blocks(blk, width) {
         let rows = q.block(blk, width);
         let from = &start[blk..blk + width];
         let to = &mut out[blk..blk + width];
