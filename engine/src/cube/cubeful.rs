@@ -20,7 +20,8 @@
 //! 0-ply value at each cube among pubeval's best [`INNER_SHORTLIST`] of
 //! the roll, as gnubg's pruning nets and move filters do at its inner
 //! plies; a node values the plays of all its rolls in one batch, each
-//! distinct play once.
+//! distinct play once, and searches each distinct board its rolls' best
+//! plays leave once.
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -53,6 +54,11 @@ pub trait CubeView: Copy + PartialEq + Send + Sync {
     }
     /// The value after the best cube action, from 0-ply probabilities.
     fn leaf(&self, p: &Probs, pos: &Position) -> f32;
+    /// [`CubeView::leaf`] of each of `cubes` at one position: a match
+    /// cube's model shares its work among them.
+    fn leaves(cubes: &[Self], p: &Probs, pos: &Position) -> Vec<f32> {
+        cubes.iter().map(|c| c.leaf(p, pos)).collect()
+    }
     /// The value to the doubler of a double passed.
     fn pass(self) -> f32;
     /// This side's value of a game the opponent values at `theirs`.
@@ -186,7 +192,7 @@ fn values<E: Evaluator + ?Sized, C: CubeView>(
 ) -> (Vec<f32>, Probs) {
     if ply == 0 {
         let p = ev.eval(pos);
-        return (cubes.iter().map(|c| c.leaf(&p, pos)).collect(), p);
+        return (C::leaves(cubes, &p, pos), p);
     }
     // The no-double values wanted: each cube, and the doubled cube of each
     // that may double.
@@ -243,6 +249,12 @@ fn shortlist(cands: &[Candidate], race: bool) -> Vec<Candidate> {
 /// The no-double value `ply` plies deep for each of `cubes`: the mean over
 /// the rolls of the best play's value to the player on roll; and the
 /// probabilities of the line searched for the first cube.
+///
+/// Each distinct board the rolls' best plays leave is searched once, for
+/// every cube that plays to it: rolls with the same pips often pick the
+/// same play (one checker run five pips with 41 and with 32), an eighth of
+/// a 3-ply search's inner nodes' best plays. The rolls are summed in their
+/// order, so the value does not depend on how threads share the work.
 fn no_double<E: Evaluator + ?Sized, C: CubeView>(
     ev: &E,
     pos: &Position,
@@ -260,79 +272,111 @@ fn no_double<E: Evaluator + ?Sized, C: CubeView>(
         })
         .collect();
     let valued = rolls_values(ev, pos, &shortlists);
-    let per_roll = |r: usize| -> (Vec<f32>, Probs) {
-        let (kept, played) = (&shortlists[r], &valued[r]);
+    let (picks, replies) = pick_replies(cubes, &shortlists, &valued);
+    // The opponent's cubeful values of each reply, for its cubes in order
+    // (so the first cube's line is the one a reply's search returns).
+    let search = |reply: &Reply| -> (Vec<f32>, Probs) {
+        let theirs: Vec<C> = reply.cubes.iter().map(|&j| cubes[j].flipped()).collect();
+        if ply == 1 {
+            (C::leaves(&theirs, &reply.line, &reply.child), reply.line)
+        } else {
+            values(ev, &reply.child, &theirs, ply - 1)
+        }
+    };
+    let searched: Vec<(Vec<f32>, Probs)> = if ply >= 2 {
+        replies.par_iter().map(search).collect()
+    } else {
+        replies.iter().map(search).collect()
+    };
+    let (mut total, mut probs) = (vec![0.0; cubes.len()], Probs::default());
+    for (r, roll_picks) in picks.chunks(cubes.len()).enumerate() {
         let w = rolls[r].weight() as f32 / 36.0;
-        let best: Vec<usize> = cubes
-            .iter()
-            .map(|c| {
-                (1..played.len()).fold(0, |b, i| {
-                    if c.cubeless(&played[i]) > c.cubeless(&played[b]) {
-                        i
-                    } else {
-                        b
-                    }
-                })
-            })
-            .collect();
-        let (mut total, mut probs) = (vec![0.0; cubes.len()], Probs::default());
-        // Cubes that play the same play share its search.
-        let mut done = vec![false; cubes.len()];
-        for k in 0..cubes.len() {
-            if done[k] {
-                continue;
-            }
-            let group: Vec<usize> = (k..cubes.len()).filter(|&j| best[j] == best[k]).collect();
-            for &j in &group {
-                done[j] = true;
-            }
-            let after = kept[best[k]].position;
-            let (child_values, line) = match final_result(&after) {
-                Some(p) => {
-                    for &j in &group {
-                        total[j] += w * cubes[j].finished(&p);
-                    }
-                    (None, p)
-                }
-                None => {
-                    let child = after.swapped();
-                    let theirs: Vec<C> = group.iter().map(|&j| cubes[j].flipped()).collect();
-                    let (v, p) = if ply == 1 {
-                        let p = played[best[k]].flipped();
-                        (theirs.iter().map(|c| c.leaf(&p, &child)).collect(), p)
-                    } else {
-                        values(ev, &child, &theirs, ply - 1)
-                    };
-                    (Some(v), p.flipped())
+        for (j, pick) in roll_picks.iter().enumerate() {
+            let (v, line) = match *pick {
+                Pick::Over(p) => (cubes[j].finished(&p), p),
+                Pick::Reply(at) => {
+                    let (theirs, line) = &searched[at];
+                    let k = replies[at].cubes.binary_search(&j);
+                    let k = k.expect("each pick's cube is its reply's");
+                    (cubes[j].mine(theirs[k]), line.flipped())
                 }
             };
-            if let Some(v) = child_values {
-                for (&j, theirs) in group.iter().zip(v) {
-                    total[j] += w * cubes[j].mine(theirs);
-                }
-            }
-            if k == 0 {
+            total[j] += w * v;
+            if j == 0 {
                 probs.add_scaled(&line, w);
             }
         }
-        (total, probs)
-    };
-    let sum = |(mut a, mut pa): (Vec<f32>, Probs), (b, pb): (Vec<f32>, Probs)| {
-        for (x, y) in a.iter_mut().zip(b) {
-            *x += y;
-        }
-        pa.add_scaled(&pb, 1.0);
-        (a, pa)
-    };
-    let zero = || (vec![0.0; cubes.len()], Probs::default());
-    if ply >= 2 {
-        (0..rolls.len())
-            .into_par_iter()
-            .map(per_roll)
-            .reduce(zero, sum)
-    } else {
-        (0..rolls.len()).map(per_roll).fold(zero(), sum)
     }
+    (total, probs)
+}
+
+/// Each roll's best play for each of `cubes` (by that cube's cubeless
+/// value of `valued`, the first of equal ones), roll after roll, cube
+/// after cube; and the distinct boards they leave the opponent, each with
+/// the cubes that play to it in ascending order.
+fn pick_replies<C: CubeView>(
+    cubes: &[C],
+    shortlists: &[Vec<Candidate>],
+    valued: &[Vec<Probs>],
+) -> (Vec<Pick>, Vec<Reply>) {
+    let mut replies: Vec<Reply> = Vec::new();
+    let mut picks: Vec<Pick> = Vec::with_capacity(shortlists.len() * cubes.len());
+    for (kept, played) in shortlists.iter().zip(valued) {
+        for (j, c) in cubes.iter().enumerate() {
+            let (mut best, mut top) = (0, c.cubeless(&played[0]));
+            for (i, p) in played.iter().enumerate().skip(1) {
+                let v = c.cubeless(p);
+                if v > top {
+                    (best, top) = (i, v);
+                }
+            }
+            let after = kept[best].position;
+            picks.push(match final_result(&after) {
+                Some(p) => Pick::Over(p),
+                None => {
+                    let child = after.swapped();
+                    let at = match replies.iter().position(|r| r.child == child) {
+                        Some(at) => at,
+                        None => {
+                            replies.push(Reply {
+                                child,
+                                cubes: Vec::new(),
+                                line: played[best].flipped(),
+                            });
+                            replies.len() - 1
+                        }
+                    };
+                    // Cubes come in order within a roll, not across rolls.
+                    let theirs = &mut replies[at].cubes;
+                    if let Err(k) = theirs.binary_search(&j) {
+                        theirs.insert(k, j);
+                    }
+                    Pick::Reply(at)
+                }
+            });
+        }
+    }
+    (picks, replies)
+}
+
+/// Where a roll's best play for one cube of a node leads.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Pick {
+    /// The game ends, with these chances for the mover.
+    Over(Probs),
+    /// The opponent replies from the node's reply at this index.
+    Reply(usize),
+}
+
+/// A board an inner node's best plays leave, to be searched from the
+/// opponent's side.
+struct Reply {
+    /// The board, the opponent on roll.
+    child: Position,
+    /// The node's cubes (indices) whose best play leaves it, ascending.
+    cubes: Vec<usize>,
+    /// Its 0-ply chances for the opponent: a 1-ply node's line.
+    line: Probs,
 }
 
 /// The 0-ply values of every roll's `shortlists` of plays from `pos`, in
@@ -543,6 +587,14 @@ mod tests {
         let mut opp = [0u8; 24];
         opp[..6].copy_from_slice(&[2, 2, 3, 3, 2, 3]);
         let pos = Position::from_sides(&me, 0, &opp, 0).unwrap();
+        // Also where rolls share their best plays' boards.
+        for pos in [pos, one_checker_left()] {
+            shared_equals_separate(&pos);
+        }
+    }
+
+    fn shared_equals_separate(pos: &Position) {
+        let pos = *pos;
         for owner in [Owner::Centred, Owner::Me, Owner::Opponent] {
             let cube = MoneyCube {
                 owner,
@@ -556,6 +608,79 @@ mod tests {
                     "{owner:?} ply {ply}: {shared} against {want}"
                 );
             }
+        }
+    }
+
+    /// A race with one checker left, on the 14 point: rolls of the same
+    /// pips (41 and 32, 51 and 42, ...) run it to the same point.
+    fn one_checker_left() -> Position {
+        let mut me = [0u8; 24];
+        me[13] = 1;
+        let mut opp = [0u8; 24];
+        opp[..6].copy_from_slice(&[2, 2, 3, 3, 2, 3]);
+        Position::from_sides(&me, 0, &opp, 0).unwrap()
+    }
+
+    #[test]
+    fn each_board_the_best_plays_leave_is_searched_once() {
+        let pos = one_checker_left();
+        let shortlists: Vec<Vec<Candidate>> = Dice::all_21()
+            .map(|dice| {
+                let mut list = MoveList::new();
+                generate(&pos, dice, &mut list);
+                shortlist(list.as_slice(), true)
+            })
+            .collect();
+        let valued = rolls_values(&RACE, &pos, &shortlists);
+        let centred = MoneyCube::default();
+        let cubes = [centred, centred.taken()];
+        let (picks, replies) = pick_replies(&cubes, &shortlists, &valued);
+        assert_eq!(picks.len(), 21 * cubes.len());
+        let boards: std::collections::HashSet<Position> = replies.iter().map(|r| r.child).collect();
+        assert_eq!(boards.len(), replies.len(), "each board once");
+        let searched = picks.iter().filter(|p| matches!(p, Pick::Reply(_))).count();
+        assert!(
+            replies.len() * 2 < searched,
+            "{} of {searched}",
+            replies.len()
+        );
+        for (r, kept) in shortlists.iter().enumerate() {
+            let best = crate::evaluation::evaluator::argmax_equity(&valued[r]);
+            let after = kept[best].position;
+            for (j, pick) in picks[r * cubes.len()..][..cubes.len()].iter().enumerate() {
+                match *pick {
+                    Pick::Over(p) => assert_eq!(Some(p), final_result(&after)),
+                    Pick::Reply(at) => {
+                        assert_eq!(replies[at].child, after.swapped());
+                        assert!(replies[at].cubes.contains(&j));
+                        assert_eq!(replies[at].line, valued[r][best].flipped());
+                    }
+                }
+            }
+        }
+        assert!(replies
+            .iter()
+            .all(|r| r.cubes.windows(2).all(|w| w[0] < w[1])));
+    }
+
+    #[test]
+    fn a_search_s_value_does_not_depend_on_the_threads() {
+        let mut me = [0u8; 24];
+        me[..6].copy_from_slice(&[3, 3, 3, 2, 2, 2]);
+        let mut opp = [0u8; 24];
+        opp[..6].copy_from_slice(&[2, 2, 3, 3, 2, 3]);
+        let pos = Position::from_sides(&me, 0, &opp, 0).unwrap();
+        let on = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let (v, p) = pool.install(|| value(&RACE, &pos, MoneyCube::default(), 2));
+            (v.to_bits(), p.0.map(f32::to_bits))
+        };
+        let one = on(1);
+        for threads in [2, 3] {
+            assert_eq!(on(threads), one, "{threads} threads");
         }
     }
 

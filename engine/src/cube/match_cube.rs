@@ -308,11 +308,19 @@ pub struct CubeMwc {
 /// The model's cube MWCs for the player on roll with cubeless
 /// probabilities `p` and cube efficiency `x`.
 pub fn cube_mwc(met: &Met, score: Score, cube: u32, owner: Owner, p: &Probs, x: f32) -> CubeMwc {
-    let mut solver = Solver::new(met, Shares::of(p), x);
-    CubeMwc {
-        no_double: solver.value_of(score, cube, owner, p.win(), false),
-        double_take: solver.value(score, 2 * cube, Owner::Opponent, p.win()),
-        double_pass: Equities::after(met, score, cube as i32),
+    Solver::new(met, Shares::of(p), x).cube_mwc(score, cube, owner, p.win())
+}
+
+impl Solver<'_, Met> {
+    /// [`cube_mwc`] with this solver's shares and efficiency, for winning
+    /// chance `p`: one solver prices every cube of a position, sharing
+    /// the levels they reach.
+    pub fn cube_mwc(&mut self, score: Score, cube: u32, owner: Owner, p: f32) -> CubeMwc {
+        CubeMwc {
+            no_double: self.value_of(score, cube, owner, p, false),
+            double_take: self.value(score, 2 * cube, Owner::Opponent, p),
+            double_pass: Equities::after(self.eq, score, cube as i32),
+        }
     }
 }
 

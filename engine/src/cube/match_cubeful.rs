@@ -9,7 +9,7 @@
 //! [`MatchCube`]. Plays are chosen by their cubeless MWC at 0 ply.
 
 use crate::cube::cubeful::{self, CubeView, Searched};
-use crate::cube::match_cube::{cube_access, cube_mwc, emg_of, Equities};
+use crate::cube::match_cube::{cube_access, cube_mwc, emg_of, CubeMwc, Equities, Shares, Solver};
 use crate::cube::met::{Met, Score};
 use crate::cube::money::{efficiency, Owner};
 use crate::evaluation::evaluator::Evaluator;
@@ -55,6 +55,15 @@ impl MatchCube {
     /// anything.
     fn may_double(self) -> bool {
         cube_access(self.score, self.cube, self.owner).1
+    }
+
+    /// The value after the best cube action of the player on roll.
+    fn best(self, m: CubeMwc) -> f32 {
+        if self.may_double() {
+            m.no_double.max(m.double_take.min(m.double_pass))
+        } else {
+            m.no_double
+        }
     }
 
     /// The player on roll's MWC after each outcome at this cube.
@@ -120,11 +129,21 @@ impl CubeView for MatchView<'_> {
     fn leaf(&self, p: &Probs, pos: &Position) -> f32 {
         let mc = self.cube;
         let m = cube_mwc(self.met, mc.score, mc.cube, mc.owner, p, efficiency(pos));
-        if mc.may_double() {
-            m.no_double.max(m.double_take.min(m.double_pass))
-        } else {
-            m.no_double
-        }
+        mc.best(m)
+    }
+    fn leaves(cubes: &[Self], p: &Probs, pos: &Position) -> Vec<f32> {
+        let Some(first) = cubes.first() else {
+            return Vec::new();
+        };
+        let mut solver = Solver::new(first.met, Shares::of(p), efficiency(pos));
+        cubes
+            .iter()
+            .map(|v| {
+                debug_assert!(std::ptr::eq(v.met, first.met));
+                let mc = v.cube;
+                mc.best(solver.cube_mwc(mc.score, mc.cube, mc.owner, p.win()))
+            })
+            .collect()
     }
     fn pass(self) -> f32 {
         Equities::after(self.met, self.cube.score, self.cube.cube as i32)
@@ -220,6 +239,29 @@ mod tests {
         let dp = Equities::after(met, mc.score, 1);
         let v = value(&RACE, met, &pos, mc, 1);
         assert!((v - nd.max(dt.min(dp))).abs() < 1e-6);
+    }
+
+    #[test]
+    fn one_solver_prices_each_cube_as_its_own_would() {
+        let met = Met::kazaross_xg2();
+        let pos = race(5, 8);
+        let mut views = Vec::new();
+        for (me, opp) in [(7, 7), (2, 4), (4, 2), (3, 5), (1, 6)] {
+            for c in [1, 2, 4] {
+                for owner in [Owner::Centred, Owner::Me, Owner::Opponent] {
+                    if c == 1 || owner != Owner::Centred {
+                        views.push(MatchView::new(met, cube(me, opp, c, owner)));
+                    }
+                }
+            }
+        }
+        for w in [0.1, 0.45, 0.7, 0.93] {
+            let p = Probs([w, 0.3 * w, 0.02 * w, 0.2 * (1.0 - w), 0.01]);
+            let together = MatchView::leaves(&views, &p, &pos);
+            let alone: Vec<f32> = views.iter().map(|v| v.leaf(&p, &pos)).collect();
+            let bits = |xs: &[f32]| xs.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&together), bits(&alone), "win {w}");
+        }
     }
 
     #[test]
