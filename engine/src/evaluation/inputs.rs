@@ -471,13 +471,34 @@ struct Shots {
     risk: f32,
 }
 
-/// [`Shots`] in one pass over the 21 rolls.
+/// [`Shots`] in one pass over the 21 rolls: 16 rolls at a time in
+/// AVX-512 lanes where the CPU has them (the same integers), else one
+/// roll at a time.
 fn shots(s: &Checkers, o: &Checkers) -> Shots {
     let blots = Checkers::mirrored(o.occupied() & !o.made());
     if blots == 0 {
         return Shots::default();
     }
     let open = !Checkers::mirrored(o.made()) & POINTS_MASK;
+    #[cfg(target_arch = "x86_64")]
+    if shots_avx512_runs() {
+        // SAFETY: the features were detected.
+        return unsafe { shots_avx512(s, blots, open) };
+    }
+    shots_portable(s, blots, open)
+}
+
+/// Whether this CPU runs [`shots_avx512`].
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn shots_avx512_runs() -> bool {
+    use std::arch::is_x86_feature_detected as has;
+    has!("avx512f") && has!("avx512cd")
+}
+
+/// [`shots`] one roll at a time, `blots` and `open` (the points a checker
+/// may land on) in `s`'s numbering.
+fn shots_portable(s: &Checkers, blots: u32, open: u32) -> Shots {
     let bar_free = s.bar() == 0;
     // Landings one die away, computed once for all rolls.
     let occ = s.occupied() & POINTS_MASK;
@@ -509,6 +530,100 @@ fn shots(s: &Checkers, o: &Checkers) -> Shots {
     }
     out.risk = risk as f32 / 25.0;
     out
+}
+
+/// [`ROLLS`] as lanes: each roll's two dice and weight, in two vectors of
+/// 16 (the last 11 lanes weigh nothing).
+const ROLL_LANES: [[u32; 32]; 3] = {
+    let mut lanes = [[0u32; 32]; 3];
+    let mut k = 0;
+    while k < ROLLS.len() {
+        lanes[0][k] = ROLLS[k].0;
+        lanes[1][k] = ROLLS[k].1;
+        lanes[2][k] = ROLLS[k].2;
+        k += 1;
+    }
+    lanes
+};
+
+/// [`shots_portable`], 16 rolls per pass: the rolls' landings by
+/// variable shifts (entering first from the bar, as [`side_reach`]
+/// has it), the sums by masked reductions.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512cd")]
+unsafe fn shots_avx512(s: &Checkers, blots: u32, open: u32) -> Shots {
+    use std::arch::x86_64::{
+        __m512i, _mm512_and_si512, _mm512_cmpeq_epi32_mask, _mm512_loadu_si512, _mm512_lzcnt_epi32,
+        _mm512_mask_blend_epi32, _mm512_mask_or_epi32, _mm512_mask_reduce_add_epi32,
+        _mm512_maskz_and_epi32, _mm512_maskz_mov_epi32, _mm512_mullo_epi32, _mm512_or_si512,
+        _mm512_set1_epi32, _mm512_setzero_si512, _mm512_sllv_epi32, _mm512_srlv_epi32,
+        _mm512_sub_epi32, _mm512_test_epi32_mask,
+    };
+    let [da, db, dw] = &ROLL_LANES;
+    let bar = u32::from(s.bar());
+    let occ = _mm512_set1_epi32((s.occupied() & POINTS_MASK) as i32);
+    let open_v = _mm512_set1_epi32(open as i32);
+    let blots = _mm512_set1_epi32(blots as i32);
+    let step = |from: __m512i, d: __m512i| _mm512_and_si512(_mm512_srlv_epi32(from, d), open_v);
+    // The point a die enters on from the bar, where open.
+    let entry = |d: __m512i| {
+        let from_bar = _mm512_sub_epi32(_mm512_set1_epi32(BAR as i32), d);
+        _mm512_and_si512(_mm512_sllv_epi32(_mm512_set1_epi32(1), from_bar), open_v)
+    };
+    let (mut any, mut double, mut risk) = (0i32, 0i32, 0i32);
+    for half in 0..2 {
+        // SAFETY: each load is of 16 u32 inside a 32-long array.
+        let load = |xs: &[u32; 32]| unsafe {
+            _mm512_loadu_si512(xs.as_ptr().add(16 * half) as *const __m512i)
+        };
+        let (a, b, w) = (load(da), load(db), load(dw));
+        let doubles = _mm512_cmpeq_epi32_mask(a, b);
+        let reached = if bar == 0 {
+            let (sa, sb) = (step(occ, a), step(occ, b));
+            let (ab, ba) = (step(sa, b), step(sb, a));
+            let two = _mm512_or_si512(_mm512_or_si512(sa, sb), _mm512_or_si512(ab, ba));
+            // Doubles move on: a third and a fourth step.
+            let s3 = step(ab, a);
+            let more = _mm512_or_si512(s3, step(s3, a));
+            _mm512_mask_or_epi32(two, doubles, two, more)
+        } else {
+            let (ea, eb) = (entry(a), entry(b));
+            let mut mixed = _mm512_or_si512(ea, eb);
+            if bar == 1 {
+                // The other die moves any checker, the entered one too.
+                let on = |e: __m512i, d: __m512i| {
+                    let moved = _mm512_srlv_epi32(_mm512_or_si512(occ, e), d);
+                    _mm512_maskz_and_epi32(_mm512_test_epi32_mask(e, e), moved, open_v)
+                };
+                mixed = _mm512_or_si512(mixed, _mm512_or_si512(on(ea, b), on(eb, a)));
+            }
+            let mut same = ea;
+            if bar < 4 {
+                // The dice left after entering move on from there.
+                let (mut r, mut acc) = (_mm512_or_si512(occ, ea), _mm512_setzero_si512());
+                for _ in 0..4 - bar {
+                    r = step(r, a);
+                    acc = _mm512_or_si512(acc, r);
+                }
+                let entered = _mm512_test_epi32_mask(ea, ea);
+                same = _mm512_or_si512(same, _mm512_maskz_mov_epi32(entered, acc));
+            }
+            _mm512_mask_blend_epi32(doubles, mixed, same)
+        };
+        let hit = _mm512_and_si512(reached, blots);
+        let hits = _mm512_test_epi32_mask(hit, hit);
+        let below = _mm512_sub_epi32(hit, _mm512_set1_epi32(1));
+        let several = _mm512_test_epi32_mask(hit, below);
+        let top = _mm512_sub_epi32(_mm512_set1_epi32(31), _mm512_lzcnt_epi32(hit));
+        any += _mm512_mask_reduce_add_epi32(hits, w);
+        double += _mm512_mask_reduce_add_epi32(several, w);
+        risk += _mm512_mask_reduce_add_epi32(hits, _mm512_mullo_epi32(w, top));
+    }
+    Shots {
+        any: any as u32,
+        double: double as u32,
+        risk: risk as f32 / 25.0,
+    }
 }
 
 /// Checkers of `s` in the other side's home board (its points 19..24) or
@@ -585,6 +700,51 @@ mod tests {
         let me = side(&[(8, 1)], 0);
         let opp = side(&[(23, 1)], 0);
         assert_eq!(shots(&me, &opp).any, 17);
+    }
+
+    #[test]
+    fn every_build_counts_the_shots_of_random_games_alike() {
+        use crate::rules::dice::Dice;
+        use crate::rules::movegen::{generate, MoveList};
+        use rand::{Rng, SeedableRng};
+        use rand_xoshiro::Xoshiro256PlusPlus;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(21);
+        let mut list = MoveList::new();
+        let (mut checked, mut hit, mut on_bar) = (0, 0, 0);
+        for _ in 0..100 {
+            let mut pos = Position::start();
+            for _ in 0..150 {
+                for (s, o) in [(&pos.me, &pos.opp), (&pos.opp, &pos.me)] {
+                    let blots = Checkers::mirrored(o.occupied() & !o.made());
+                    let open = !Checkers::mirrored(o.made()) & POINTS_MASK;
+                    let want = shots_portable(s, blots, open);
+                    assert_eq!(
+                        shots(s, o),
+                        if blots == 0 { Shots::default() } else { want }
+                    );
+                    #[cfg(target_arch = "x86_64")]
+                    if shots_avx512_runs() {
+                        // SAFETY: the features were detected.
+                        let got = unsafe { shots_avx512(s, blots, open) };
+                        assert_eq!(got, want, "{pos:?}");
+                    }
+                    checked += 1;
+                    hit += usize::from(want.double > 0);
+                    on_bar += usize::from(s.bar() > 0 && want.any > 0);
+                }
+                let dice = Dice::new(rng.gen_range(1..=6), rng.gen_range(1..=6)).unwrap();
+                generate(&pos, dice, &mut list);
+                let next = list.as_slice()[rng.gen_range(0..list.as_slice().len())].position;
+                if next.me.off() == 15 {
+                    break;
+                }
+                pos = next.swapped();
+            }
+        }
+        assert!(
+            checked > 10_000 && hit > 1_000 && on_bar > 500,
+            "{checked} sides, {hit} with double shots, {on_bar} hitting from the bar"
+        );
     }
 
     #[test]
