@@ -135,11 +135,14 @@ impl CubeView for MatchView<'_> {
         let Some(first) = cubes.first() else {
             return Vec::new();
         };
+        // One solver prices one table's cubes (a search has one table).
+        if cubes.iter().any(|v| !std::ptr::eq(v.met, first.met)) {
+            return cubes.iter().map(|v| v.leaf(p, pos)).collect();
+        }
         let mut solver = Solver::new(first.met, Shares::of(p), efficiency(pos));
         cubes
             .iter()
             .map(|v| {
-                debug_assert!(std::ptr::eq(v.met, first.met));
                 let mc = v.cube;
                 mc.best(solver.cube_mwc(mc.score, mc.cube, mc.owner, p.win()))
             })
