@@ -246,6 +246,17 @@ fn shortlist(cands: &[Candidate], race: bool) -> Vec<Candidate> {
     keep.into_iter().map(|i| cands[i]).collect()
 }
 
+/// Each roll's [`shortlist`] of plays from `pos`, roll after roll.
+fn rolls_shortlists(pos: &Position, race: bool) -> Vec<Vec<Candidate>> {
+    Dice::all_21()
+        .map(|dice| {
+            let mut list = MoveList::new();
+            generate(pos, dice, &mut list);
+            shortlist(list.as_slice(), race)
+        })
+        .collect()
+}
+
 /// The no-double value `ply` plies deep for each of `cubes`: the mean over
 /// the rolls of the best play's value to the player on roll; and the
 /// probabilities of the line searched for the first cube.
@@ -261,16 +272,8 @@ fn no_double<E: Evaluator + ?Sized, C: CubeView>(
     cubes: &[C],
     ply: u32,
 ) -> (Vec<f32>, Probs) {
-    let race = !pos.is_contact();
     let rolls: Vec<Dice> = Dice::all_21().collect();
-    let shortlists: Vec<Vec<Candidate>> = rolls
-        .iter()
-        .map(|&dice| {
-            let mut list = MoveList::new();
-            generate(pos, dice, &mut list);
-            shortlist(list.as_slice(), race)
-        })
-        .collect();
+    let shortlists = rolls_shortlists(pos, !pos.is_contact());
     let valued = rolls_values(ev, pos, &shortlists);
     let (picks, replies) = pick_replies(cubes, &shortlists, &valued);
     // The opponent's cubeful values of each reply, for its cubes in order
@@ -624,13 +627,7 @@ mod tests {
     #[test]
     fn each_board_the_best_plays_leave_is_searched_once() {
         let pos = one_checker_left();
-        let shortlists: Vec<Vec<Candidate>> = Dice::all_21()
-            .map(|dice| {
-                let mut list = MoveList::new();
-                generate(&pos, dice, &mut list);
-                shortlist(list.as_slice(), true)
-            })
-            .collect();
+        let shortlists = rolls_shortlists(&pos, true);
         let valued = rolls_values(&RACE, &pos, &shortlists);
         let centred = MoneyCube::default();
         let cubes = [centred, centred.taken()];
@@ -721,13 +718,7 @@ mod tests {
     #[test]
     fn a_node_values_each_distinct_play_of_its_rolls_once() {
         let pos = Position::start();
-        let shortlists: Vec<Vec<Candidate>> = Dice::all_21()
-            .map(|dice| {
-                let mut list = MoveList::new();
-                generate(&pos, dice, &mut list);
-                shortlist(list.as_slice(), false)
-            })
-            .collect();
+        let shortlists = rolls_shortlists(&pos, false);
         let counting = Counting(Default::default());
         let got = rolls_values(&counting, &pos, &shortlists);
         let asked = counting.0.into_inner().unwrap();
