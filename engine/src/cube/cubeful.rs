@@ -585,11 +585,7 @@ mod tests {
 
     #[test]
     fn a_shared_search_equals_one_search_per_cube() {
-        let mut me = [0u8; 24];
-        me[..6].copy_from_slice(&[3, 3, 3, 2, 2, 2]);
-        let mut opp = [0u8; 24];
-        opp[..6].copy_from_slice(&[2, 2, 3, 3, 2, 3]);
-        let pos = Position::from_sides(&me, 0, &opp, 0).unwrap();
+        let pos = both_bearing_off();
         // Also where rolls share their best plays' boards.
         for pos in [pos, one_checker_left()] {
             shared_equals_separate(&pos);
@@ -612,6 +608,16 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A race with both sides bearing off from their home boards, 15
+    /// checkers each.
+    fn both_bearing_off() -> Position {
+        let mut me = [0u8; 24];
+        me[..6].copy_from_slice(&[3, 3, 3, 2, 2, 2]);
+        let mut opp = [0u8; 24];
+        opp[..6].copy_from_slice(&[2, 2, 3, 3, 2, 3]);
+        Position::from_sides(&me, 0, &opp, 0).unwrap()
     }
 
     /// A race with one checker left, on the 14 point: rolls of the same
@@ -662,11 +668,7 @@ mod tests {
 
     #[test]
     fn a_search_s_value_does_not_depend_on_the_threads() {
-        let mut me = [0u8; 24];
-        me[..6].copy_from_slice(&[3, 3, 3, 2, 2, 2]);
-        let mut opp = [0u8; 24];
-        opp[..6].copy_from_slice(&[2, 2, 3, 3, 2, 3]);
-        let pos = Position::from_sides(&me, 0, &opp, 0).unwrap();
+        let pos = both_bearing_off();
         let on = |threads: usize| {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
@@ -738,11 +740,7 @@ mod tests {
 
     #[test]
     fn cubeful_ranking_prices_each_play_from_the_opponent_s_side() {
-        let mut me = [0u8; 24];
-        me[..6].copy_from_slice(&[3, 3, 3, 2, 2, 2]);
-        let mut opp = [0u8; 24];
-        opp[..6].copy_from_slice(&[2, 2, 3, 3, 2, 3]);
-        let pos = Position::from_sides(&me, 0, &opp, 0).unwrap();
+        let pos = both_bearing_off();
         let dice = Dice::new(6, 5).unwrap();
         let cube = MoneyCube::default();
         for ply in 0..=1 {
