@@ -31,7 +31,7 @@ use crate::evaluation::evaluator::{
     candidate_values, candidate_values_near, final_result, Evaluator,
 };
 use crate::evaluation::probs::Probs;
-use crate::evaluation::pubeval;
+use crate::evaluation::pubeval::{self, keep_best, RankKey};
 use crate::rules::dice::Dice;
 use crate::rules::movegen::{generate, Candidate, MoveList};
 use crate::rules::position::Position;
@@ -233,15 +233,13 @@ fn shortlist(cands: &[Candidate], race: bool) -> Vec<Candidate> {
     if cands.len() <= INNER_SHORTLIST {
         return cands.to_vec();
     }
-    let mut scored: Vec<(f32, usize)> = cands
+    let mut scored: Vec<RankKey> = cands
         .iter()
         .enumerate()
-        .map(|(i, c)| (pubeval::score(&c.position, race), i))
+        .map(|(i, c)| RankKey::new(pubeval::score(&c.position, race), i))
         .collect();
-    scored.select_nth_unstable_by(INNER_SHORTLIST - 1, |a, b| {
-        b.0.total_cmp(&a.0).then(a.1.cmp(&b.1))
-    });
-    let mut keep: Vec<usize> = scored[..INNER_SHORTLIST].iter().map(|x| x.1).collect();
+    keep_best(&mut scored, INNER_SHORTLIST);
+    let mut keep: Vec<usize> = scored.iter().map(|k| k.index()).collect();
     keep.sort_unstable();
     keep.into_iter().map(|i| cands[i]).collect()
 }

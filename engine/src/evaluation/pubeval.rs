@@ -73,6 +73,39 @@ fn weights() -> &'static Weights {
     })
 }
 
+/// A scored play's place in a ranking, as one integer: ascending keys
+/// are descending scores (in [`f32::total_cmp`]'s order), equal scores by
+/// ascending index. The order is strict, so a partial selection by it
+/// keeps the same plays however it runs, and comparing integers selects
+/// faster than comparing `(score, index)` pairs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RankKey(u64);
+
+impl RankKey {
+    /// The key of play `index` scored `score`.
+    pub fn new(score: f32, index: usize) -> RankKey {
+        let b = score.to_bits();
+        // total_cmp's order as an unsigned integer.
+        let ordered = if b >> 31 == 1 { !b } else { b | 0x8000_0000 };
+        debug_assert!(index <= u32::MAX as usize);
+        RankKey((u64::from(!ordered) << 32) | index as u64)
+    }
+
+    /// The play's index.
+    pub fn index(self) -> usize {
+        (self.0 & u64::from(u32::MAX)) as usize
+    }
+}
+
+/// Keeps the `keep` best of `keys` (fewer when there are fewer), in no
+/// particular order.
+pub fn keep_best(keys: &mut Vec<RankKey>, keep: usize) {
+    if keys.len() > keep && keep > 0 {
+        keys.select_nth_unstable(keep - 1);
+    }
+    keys.truncate(keep);
+}
+
 /// pubeval's score of the board `after` a play, seen from the mover
 /// (`after.me`); `race` picks the race weights (decided on the board
 /// before the play). A rollout's luck pass scores every play of every
@@ -128,6 +161,49 @@ mod tests {
     use crate::rules::movegen::{generate, MoveList};
     use rand::{Rng, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;
+
+    /// Rank keys order plays as the pair comparison does: score down
+    /// (`total_cmp`, so -0.0 below 0.0), then index up; and the kept best
+    /// are the first of that order.
+    #[test]
+    fn rank_keys_order_plays_as_scores_then_indices() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        let pool = [0.0f32, -0.0, 1.0, -1.0, 0.25, -3.5e-7, 1e30, -1e30, 2.0];
+        for n in [1usize, 2, 7, 12, 13, 40, 200] {
+            let scores: Vec<f32> = (0..n)
+                .map(|_| {
+                    if rng.gen_bool(0.5) {
+                        pool[rng.gen_range(0..pool.len())]
+                    } else {
+                        rng.gen_range(-2.0f32..2.0)
+                    }
+                })
+                .collect();
+            let mut want: Vec<usize> = (0..n).collect();
+            want.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+            let mut keys: Vec<RankKey> = scores
+                .iter()
+                .enumerate()
+                .map(|(i, &s)| RankKey::new(s, i))
+                .collect();
+            keys.sort();
+            let got: Vec<usize> = keys.iter().map(|k| k.index()).collect();
+            assert_eq!(got, want, "{scores:?}");
+            for keep in [1, 5, 12] {
+                let mut kept: Vec<RankKey> = scores
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &s)| RankKey::new(s, i))
+                    .collect();
+                keep_best(&mut kept, keep);
+                let mut kept: Vec<usize> = kept.iter().map(|k| k.index()).collect();
+                kept.sort_unstable();
+                let mut first: Vec<usize> = want.iter().copied().take(keep).collect();
+                first.sort_unstable();
+                assert_eq!(kept, first, "{scores:?} keep {keep}");
+            }
+        }
+    }
 
     /// pubeval's encoding read point by point, as its description gives it.
     fn reference(after: &Position, w: &[f32; 122]) -> f32 {

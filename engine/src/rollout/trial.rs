@@ -8,6 +8,7 @@ use rustc_hash::FxHashMap;
 use crate::evaluation::evaluator::{final_result, Evaluator};
 use crate::evaluation::prefilter::PREFILTER_KEEP;
 use crate::evaluation::probs::Probs;
+use crate::evaluation::pubeval::{self, keep_best, RankKey};
 use crate::rollout::settings::RolloutSettings;
 use crate::rollout::stakes::{CubeMove, Stakes, TrialCube};
 use crate::rules::dice::Dice;
@@ -192,13 +193,6 @@ impl Dicer {
 /// play, less so).
 const LUCK_SHORTLIST: usize = 12;
 
-/// Keeps the `keep` highest scores of `scored` (the first on ties: a
-/// strict order, so the partial selection is deterministic).
-fn best_first(scored: &mut Vec<(f32, usize)>, keep: usize) {
-    scored.select_nth_unstable_by(keep - 1, |a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    scored.truncate(keep);
-}
-
 /// The luck pass of one turn: the 0-ply value of the best play of each of
 /// the 21 rolls, valued in one batch. Two economies keep it cheap, as
 /// gnubg's pruning nets do for its own 0-ply:
@@ -228,7 +222,7 @@ struct LuckPass {
     boards: Vec<Position>,
     values: Vec<Probs>,
     seen: FxHashMap<Position, usize>,
-    scores: Vec<(f32, usize)>,
+    scores: Vec<RankKey>,
     /// Scratch of the pre-filter's pass: a roll's plays it ranks and
     /// their scores.
     few: Vec<Candidate>,
@@ -268,30 +262,32 @@ impl LuckPass {
             // Pubeval's best few, then the pre-filter's best of those.
             self.scores.clear();
             if cands.len() <= LUCK_SHORTLIST {
-                self.scores.extend((0..cands.len()).map(|i| (0.0, i)));
+                self.scores
+                    .extend((0..cands.len()).map(|i| RankKey::new(0.0, i)));
             } else {
                 self.scores.extend(
                     cands
                         .iter()
                         .enumerate()
-                        .map(|(i, c)| (crate::evaluation::pubeval::score(&c.position, race), i)),
+                        .map(|(i, c)| RankKey::new(pubeval::score(&c.position, race), i)),
                 );
-                best_first(&mut self.scores, LUCK_SHORTLIST);
+                keep_best(&mut self.scores, LUCK_SHORTLIST);
             }
             if let Some((p, before)) = prefilter
                 .as_ref()
                 .filter(|_| self.scores.len() > PREFILTER_KEEP)
             {
                 self.few.clear();
-                self.few.extend(self.scores.iter().map(|&(_, i)| cands[i]));
+                self.few
+                    .extend(self.scores.iter().map(|k| cands[k.index()]));
                 p.scores_from(before, &self.few, &mut self.prefiltered);
-                for (s, &v) in self.scores.iter_mut().zip(&self.prefiltered) {
-                    s.0 = v;
+                for (k, &v) in self.scores.iter_mut().zip(&self.prefiltered) {
+                    *k = RankKey::new(v, k.index());
                 }
-                best_first(&mut self.scores, PREFILTER_KEEP);
+                keep_best(&mut self.scores, PREFILTER_KEEP);
             }
-            for &(_, i) in &self.scores {
-                self.listed[first + i] = true;
+            for k in &self.scores {
+                self.listed[first + k.index()] = true;
             }
             let value_all = Some(r) == full;
             for (i, c) in cands.iter().enumerate() {
