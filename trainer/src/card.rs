@@ -100,14 +100,16 @@ pub fn facts(bytes: &[u8]) -> Result<String> {
             };
             let _ = writeln!(
                 s,
-                "| calibration {} | {} net, {class}: {} rollouts of {} trials ({} held out), {fit}; held-out win rmse {:.3} to {:.3} |",
+                "| calibration {} | {} net, {class}: {} rollouts of {} trials ({} held out), {fit}; held-out rmse of win {:.3} to {:.3}, of win gammon {:.3} to {:.3} |",
                 k + 1,
                 c.net,
                 grouped(c.labels),
                 c.trials,
                 grouped(c.held_out),
                 c.before[0].rmse,
-                c.after[0].rmse
+                c.after[0].rmse,
+                c.before[1].rmse,
+                c.after[1].rmse
             );
         }
     }
