@@ -158,7 +158,7 @@ pub struct ExpertArgs {
     #[arg(long, default_value_t = 200_000, value_parser = crate::args::count_usize)]
     pub positions: usize,
     /// Passes over each round's labels (0: label only, fit nothing).
-    #[arg(long, default_value_t = 2, value_parser = crate::args::count_usize)]
+    #[arg(long, default_value_t = 2, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=1_000_000))]
     pub epochs: usize,
     /// Learning rate of the fit's first pass.
     #[arg(long, default_value_t = 0.003, value_parser = crate::args::positive)]

@@ -426,7 +426,7 @@ fn a_tiny_training_run_writes_weights_that_load() {
     assert_eq!(json_of(&out)["games"], 64);
     // A round of expert iteration on decisions labels, fits and checks.
     let cache = dir.join("labels");
-    let expert = |extra: &[&str]| {
+    let expert = |epochs: &str, extra: &[&str]| {
         let mut args = vec![
             "train",
             "expert",
@@ -439,7 +439,7 @@ fn a_tiny_training_run_writes_weights_that_load() {
             "--positions",
             "40",
             "--epochs",
-            "2",
+            epochs,
             "--batch",
             "16",
             "--alpha",
@@ -454,7 +454,7 @@ fn a_tiny_training_run_writes_weights_that_load() {
         sheshbesh(&args)
     };
     let (_, before, _) = sheshbesh(&["eval", "start", "--weights", ck_s, "--json"]);
-    let (code, _, err) = expert(&["--json"]);
+    let (code, _, err) = expert("2", &["--json"]);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("\"held_out_regret\""), "{err}");
     assert!(cache.join("round-1.decisions").exists());
@@ -464,6 +464,12 @@ fn a_tiny_training_run_writes_weights_that_load() {
         json_of(&after)["probs"],
         "the fit moved it"
     );
+    // `--epochs 0` labels only (here: reads the round's labels back) and
+    // leaves the nets as they are.
+    let (code, _, err) = expert("0", &[]);
+    assert_eq!(code, 0, "{err}");
+    let (_, unfitted, _) = sheshbesh(&["eval", "start", "--weights", ck_s, "--json"]);
+    assert_eq!(json_of(&after)["probs"], json_of(&unfitted)["probs"]);
     // Calibration: sampled positions rolled out, each output of the
     // contact net rescaled to them, the record kept in the checkpoint; a
     // second run reads the same labels back and finds the saved net where
