@@ -106,36 +106,106 @@ pub fn keep_best(keys: &mut Vec<RankKey>, keep: usize) {
     keys.truncate(keep);
 }
 
-/// pubeval's score of the board `after` a play, seen from the mover
-/// (`after.me`); `race` picks the race weights (decided on the board
-/// before the play). A rollout's luck pass scores every play of every
-/// roll, so this walks only the occupied points and the opponent's blots.
-pub fn score(after: &Position, race: bool) -> f32 {
-    if after.me.off() == 15 {
-        return 99_999_999.0;
-    }
-    let t = if race {
+/// A board's score when the mover has borne off all 15: the best there is.
+const WON: f32 = 99_999_999.0;
+
+fn tables(race: bool) -> &'static Tables {
+    if race {
         &weights().race
     } else {
         &weights().contact
-    };
+    }
+}
+
+/// What the mover's points on `me` add.
+#[inline(always)]
+fn mine_part(t: &Tables, me: &Checkers) -> f32 {
     let mut s = 0f32;
-    let mut mine = after.me.occupied() & POINTS_MASK;
+    let mut mine = me.occupied() & POINTS_MASK;
     while mine != 0 {
         let p = mine.trailing_zeros() as usize;
         mine &= mine - 1;
-        s += t.mine[p][usize::from(after.me.at(p)).min(15)];
+        s += t.mine[p][usize::from(me.at(p)).min(15)];
     }
-    let o = &after.opp;
+    s
+}
+
+/// What the opponent's blots and bar add.
+#[inline(always)]
+fn opp_part(t: &Tables, o: &Checkers) -> f32 {
+    let mut s = 0f32;
     let mut blots = Checkers::mirrored(o.occupied() & !o.made());
     while blots != 0 {
         let p = blots.trailing_zeros() as usize;
         blots &= blots - 1;
         s += t.blot[p];
     }
-    s += t.bar * f32::from(o.bar());
+    s + t.bar * f32::from(o.bar())
+}
+
+/// pubeval's score of the board `after` a play, seen from the mover
+/// (`after.me`); `race` picks the race weights (decided on the board
+/// before the play). This walks only the occupied points and the
+/// opponent's blots.
+pub fn score(after: &Position, race: bool) -> f32 {
+    if after.me.off() == 15 {
+        return WON;
+    }
+    let t = tables(race);
+    let mut s = mine_part(t, &after.me);
+    s += opp_part(t, &after.opp);
     s += t.off * f32::from(after.me.off());
     s
+}
+
+/// A position before its roll, scored once so that the plays of all its
+/// rolls are scored by what they change ([`Before::score`]): a rollout's
+/// luck pass scores every play of every roll.
+pub struct Before {
+    pos: Position,
+    race: bool,
+    mine: f32,
+    opp: f32,
+}
+
+impl Before {
+    /// `pos` with the mover on roll; the weights are the race's when it
+    /// has no contact.
+    pub fn new(pos: &Position) -> Before {
+        let race = !pos.is_contact();
+        let t = tables(race);
+        Before {
+            pos: *pos,
+            race,
+            mine: mine_part(t, &pos.me),
+            opp: opp_part(t, &pos.opp),
+        }
+    }
+
+    /// [`score`] of the board `after` a play from this position, to within
+    /// float rounding (the sum runs in another order): the points the play
+    /// changed, and the opponent's part again only when it hit.
+    pub fn score(&self, after: &Position) -> f32 {
+        if after.me.off() == 15 {
+            return WON;
+        }
+        let t = tables(self.race);
+        let old = &self.pos.me;
+        let mut s = self.mine;
+        let mut changed = after.me.differing(old) & POINTS_MASK;
+        while changed != 0 {
+            let p = changed.trailing_zeros() as usize;
+            changed &= changed - 1;
+            s += t.mine[p][usize::from(after.me.at(p)).min(15)]
+                - t.mine[p][usize::from(old.at(p)).min(15)];
+        }
+        s += if after.opp == self.pos.opp {
+            self.opp
+        } else {
+            opp_part(t, &after.opp)
+        };
+        s + t.off * f32::from(after.me.off())
+    }
 }
 
 /// The index of pubeval's choice among `candidates` (legal plays from
@@ -255,6 +325,12 @@ mod tests {
                     assert!(
                         (want - got).abs() <= 1e-4 * (1.0 + want.abs()),
                         "{want} {got}"
+                    );
+                    // Scored from the position before the roll.
+                    let near = Before::new(&pos).score(&c.position);
+                    assert!(
+                        (want - near).abs() <= 1e-4 * (1.0 + want.abs()),
+                        "{want} {near}"
                     );
                     checked += 1;
                 }

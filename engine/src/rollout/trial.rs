@@ -248,6 +248,8 @@ impl LuckPass {
         self.boards.clear();
         self.seen.clear();
         let race = !pos.is_contact();
+        // pubeval scores every roll's plays by what they change in `pos`.
+        let ranker = pubeval::Before::new(pos);
         // The pre-filter values every roll's plays from `pos`, summed once.
         let prefilter = base
             .prefilter()
@@ -269,7 +271,7 @@ impl LuckPass {
                     cands
                         .iter()
                         .enumerate()
-                        .map(|(i, c)| RankKey::new(pubeval::score(&c.position, race), i)),
+                        .map(|(i, c)| RankKey::new(ranker.score(&c.position), i)),
                 );
                 keep_best(&mut self.scores, LUCK_SHORTLIST);
             }
@@ -616,7 +618,8 @@ mod tests {
         generate(&pos, r, &mut list);
         let cands = list.as_slice();
         let mut by_pubeval: Vec<usize> = (0..cands.len()).collect();
-        let pubeval = |i: usize| crate::evaluation::pubeval::score(&cands[i].position, false);
+        let ranker = pubeval::Before::new(&pos);
+        let pubeval = |i: usize| ranker.score(&cands[i].position);
         by_pubeval.sort_by(|&a, &b| pubeval(b).total_cmp(&pubeval(a)).then(a.cmp(&b)));
         let twelve: Vec<usize> = by_pubeval[..LUCK_SHORTLIST].to_vec();
         let mut by_prefilter = twelve.clone();
