@@ -153,20 +153,24 @@ def main():
     a = ap.parse_args()
 
     picked = sample(a.seed)
-    # One program at a time, one position at a time, each on --threads
-    # threads, so the timings compare.
+    # One program at a time, each on --threads threads, so the timings
+    # compare; position by position (gnubg, ours, ours on one thread), so
+    # that what is compared ran seconds apart, not minutes: this machine's
+    # speed drifts by 10 to 20% over minutes.
+    theirs = None
     if a.gnubg_from:
         with open(a.gnubg_from) as f:
             earlier = json.load(f)["rows"]
         if [r["position_id"] for r in earlier] != [pid for pid, _ in picked]:
             sys.exit(f"{a.gnubg_from}: not this seed's positions")
         theirs = [r["gnubg"] for r in earlier]
-    else:
-        theirs = [gnubg_rollout(pid, a.gnubg_trials, a.seed, a.threads) for pid, _ in picked]
-    ours = [ours_rollout(pid, a.trials, a.seed, threads=a.threads, weights=a.weights)
-            for pid, _ in picked]
-    ours1 = [ours_rollout(pid, a.trials, a.seed, threads=1, weights=a.weights)
-             for pid, _ in picked]
+    fresh, ours, ours1 = [], [], []
+    for pid, _ in picked:
+        if theirs is None:
+            fresh.append(gnubg_rollout(pid, a.gnubg_trials, a.seed, a.threads))
+        ours.append(ours_rollout(pid, a.trials, a.seed, threads=a.threads, weights=a.weights))
+        ours1.append(ours_rollout(pid, a.trials, a.seed, threads=1, weights=a.weights))
+    theirs = theirs if theirs is not None else fresh
     rows = []
     for (pid, k), t, o in zip(picked, theirs, ours):
         diff = o["equity"] - t["equity"]
