@@ -157,20 +157,18 @@ def main():
     # compare; position by position (gnubg, ours, ours on one thread), so
     # that what is compared ran seconds apart, not minutes: this machine's
     # speed drifts by 10 to 20% over minutes.
-    theirs = None
+    theirs, ours, ours1 = [], [], []
     if a.gnubg_from:
         with open(a.gnubg_from) as f:
             earlier = json.load(f)["rows"]
         if [r["position_id"] for r in earlier] != [pid for pid, _ in picked]:
             sys.exit(f"{a.gnubg_from}: not this seed's positions")
         theirs = [r["gnubg"] for r in earlier]
-    fresh, ours, ours1 = [], [], []
     for pid, _ in picked:
-        if theirs is None:
-            fresh.append(gnubg_rollout(pid, a.gnubg_trials, a.seed, a.threads))
+        if not a.gnubg_from:
+            theirs.append(gnubg_rollout(pid, a.gnubg_trials, a.seed, a.threads))
         ours.append(ours_rollout(pid, a.trials, a.seed, threads=a.threads, weights=a.weights))
         ours1.append(ours_rollout(pid, a.trials, a.seed, threads=1, weights=a.weights))
-    theirs = theirs if theirs is not None else fresh
     rows = []
     for (pid, k), t, o in zip(picked, theirs, ours):
         diff = o["equity"] - t["equity"]
