@@ -23,11 +23,15 @@ no double and double/take equities from gnubg 2-ply's.
 Each `--weights FILE` adds rows for that net at 0 and 2 plies beside the
 shipped net's.
 
+`--cache FILE` keeps gnubg's evaluations (by ply and decision) and asks
+gnubg only for those it lacks, so later runs measuring candidate nets on
+the same decisions take seconds.
+
 `--files "data/heldout/*.mat"` measures on 50 held-out matches chosen by
 rule, which no net or setting was chosen on (`data/heldout/SOURCES.txt`).
 
 Usage: python3 benches/match_cube_gnubg.py [--files GLOB] [--limit N]
-    [--weights FILE ...] [--json] [--dump FILE]
+    [--weights FILE ...] [--json] [--dump FILE] [--cache FILE]
 """
 import argparse
 import glob
@@ -100,6 +104,17 @@ def gnubg_eval(keys, ply):
     return results
 
 
+def cached_eval(keys, ply, cache):
+    """gnubg_eval through `cache` (keyed by ply and decision; a decision
+    gnubg gave no full answer for is kept as None)."""
+    missing = [k for k in keys if f"{ply} {k}" not in cache]
+    if missing:
+        got = gnubg_eval(missing, ply)
+        for k in missing:
+            cache[f"{ply} {k}"] = got.get(k)
+    return {k: cache[f"{ply} {k}"] for k in keys if cache[f"{ply} {k}"] is not None}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -109,16 +124,25 @@ def main():
                     help="also judge with this weights file (repeatable)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--dump", help="write every decision's judge and answers to this JSON file")
+    ap.add_argument("--cache", help="keep gnubg's evaluations in this JSON file and reuse them")
     a = ap.parse_args()
+    cache = {}
+    if a.cache and os.path.exists(a.cache):
+        with open(a.cache) as f:
+            cache = json.load(f)
     files = sorted(f for f in glob.glob(a.files) if f.endswith((".mat", ".sgf", ".txt")))
     found = decisions(files)
     keys = sorted(found)
-    ref = gnubg_eval(keys, 2)
+    ref = cached_eval(keys, 2, cache)
     close = [k for k in keys if k in ref and
              (found[k] or min(ref[k]["dt"], ref[k]["dp"]) > ref[k]["nd"] - 0.16)]
     if a.limit:
         close = close[:a.limit]
-    g0 = gnubg_eval(close, 0)
+    g0 = cached_eval(close, 0, cache)
+    if a.cache:
+        with open(a.cache + ".tmp", "w") as f:
+            json.dump(cache, f)
+        os.replace(a.cache + ".tmp", a.cache)
     judges = {"ours 0-ply": {k: o for k, o in zip(close, ours(["cube", "--ply", "0", "--json"], close))},
               "ours 2-ply": {k: o for k, o in zip(close, ours(["cube", "--ply", "2", "--json"], close))},
               "gnubg 0-ply": {k: {"action": g["action"], "no_double": g["nd"], "double_take": g["dt"]}

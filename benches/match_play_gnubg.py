@@ -25,7 +25,9 @@ Usage:
 
 Each `--weights FILE` adds a row of that net's cubeful picks beside the
 shipped net's (a candidate net measured against the shipped one in one
-run).
+run). `--cache FILE` keeps gnubg's answers (by ply, position, score and
+dice) and asks gnubg only for those it lacks, so later runs that measure
+candidate nets on the same decisions take seconds, not minutes.
 """
 
 import argparse
@@ -110,6 +112,32 @@ def gnubg_hints(positions, ply):
     return hints
 
 
+def cached_hints(positions, ply, cache):
+    """gnubg_hints through `cache` (a dict, keyed by ply and decision):
+    gnubg is asked only for the decisions the cache lacks."""
+    keys = [f"{ply} {p}:{m} {d}" for p, m, d in positions]
+    missing = [i for i, k in enumerate(keys) if k not in cache]
+    if missing:
+        for i, h in zip(missing, gnubg_hints([positions[i] for i in missing], ply)):
+            cache[keys[i]] = h
+    return [cache[k] for k in keys]
+
+
+def load_cache(path):
+    if not path or not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        return {k: [tuple(x) for x in v] if v else None for k, v in json.load(f).items()}
+
+
+def save_cache(path, cache):
+    """Written whole to a temporary file and renamed over the old one."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(cache, f)
+    os.replace(tmp, path)
+
+
 def cost(judge, play):
     """The judge's equity of its best play minus that of `play` (priced at
     its last listed play when not listed), and whether it was listed."""
@@ -139,12 +167,16 @@ def main():
     ap.add_argument("--weights", action="append", default=[],
                     help="also rank with this weights file (repeatable)")
     ap.add_argument("--dump", help="write every decision's picks and costs to this JSON file")
+    ap.add_argument("--cache", help="keep gnubg's answers in this JSON file and reuse them")
     ap.add_argument("files", nargs="*")
     a = ap.parse_args()
     files = a.files or [os.path.join(MATCHES, f) for f in DEFAULT_FILES]
     pos = decisions(a.binary, files, a.limit)
-    judge = gnubg_hints(pos, a.judge_ply)
-    rival = gnubg_hints(pos, a.ply)
+    cache = load_cache(a.cache)
+    judge = cached_hints(pos, a.judge_ply, cache)
+    rival = cached_hints(pos, a.ply, cache)
+    if a.cache:
+        save_cache(a.cache, cache)
     with_score = [f"{p}:{m} {d}" for p, m, d in pos]
     picks = {
         f"ours {a.ply}-ply, cubeful": ours_best(a.binary, with_score, a.ply),

@@ -89,6 +89,33 @@ impl Equities for Met {
     }
 }
 
+/// What the model needs of a position besides its chances: how much of a
+/// live cube its players realise.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CubeLife {
+    /// The cube efficiency ([`efficiency`]).
+    pub x: f32,
+    /// A race: the chances move little from roll to roll, so a side that
+    /// plays on past its cash point can still cash close to it.
+    pub race: bool,
+}
+
+impl CubeLife {
+    /// A contact position's.
+    pub const CONTACT: CubeLife = CubeLife {
+        x: crate::cube::money::CONTACT_EFFICIENCY,
+        race: false,
+    };
+
+    /// `pos`'s.
+    pub fn of(pos: &Position) -> CubeLife {
+        CubeLife {
+            x: efficiency(pos),
+            race: !pos.is_contact(),
+        }
+    }
+}
+
 /// The live value's two end points: (p, MWC) left and right.
 type Ends = (f32, f32, f32, f32);
 
@@ -104,11 +131,11 @@ struct Level {
 /// A (score, cube, owner) as the solver's memo keys it.
 type LevelKey = (u32, u32, bool, u32, u8);
 
-/// The solver for one position class: shares and cube efficiency fixed.
+/// The solver for one position class: shares and cube life fixed.
 pub struct Solver<'a, E: Equities> {
     eq: &'a E,
     shares: Shares,
-    x: f32,
+    life: CubeLife,
     /// The few levels a decision reaches (one per cube value and owner),
     /// searched in order: a search prices thousands of leaves, each with
     /// a solver of its own, so a hash map's cost showed.
@@ -128,12 +155,12 @@ fn owner_key(o: Owner) -> u8 {
 }
 
 impl<'a, E: Equities> Solver<'a, E> {
-    /// A solver with these shares and cube efficiency.
-    pub fn new(eq: &'a E, shares: Shares, x: f32) -> Self {
+    /// A solver with these shares and cube life.
+    pub fn new(eq: &'a E, shares: Shares, life: CubeLife) -> Self {
         Solver {
             eq,
             shares,
-            x,
+            life,
             memo: Vec::new(),
         }
     }
@@ -185,10 +212,17 @@ impl<'a, E: Equities> Solver<'a, E> {
         let live = crate::cube::money::through(&[(0.0, l), (pl, vl), (pr, vr), (1.0, w)], p);
         let me = Self::redoubles_at_once(s, c, owner != Owner::Opponent, s.me, s.opp);
         let opp = Self::redoubles_at_once(s, c, owner != Owner::Me, s.opp, s.me);
-        if opp || (me && (mine_at_once || p > pr)) {
+        // Past its cash point the side plays on, and only in a race does
+        // it lose little by waiting: there its chances move little from
+        // roll to roll, so it cashes near the cash point. With contact they
+        // jump, past the cash point or back below it, so its cube is
+        // partly dead, as anyone's.
+        let playing_on = p > pr && self.life.race;
+        if opp || (me && (mine_at_once || playing_on)) {
             live
         } else {
-            self.x * live + (1.0 - self.x) * dead
+            let x = self.life.x;
+            x * live + (1.0 - x) * dead
         }
     }
 
@@ -306,9 +340,16 @@ pub struct CubeMwc {
 }
 
 /// The model's cube MWCs for the player on roll with cubeless
-/// probabilities `p` and cube efficiency `x`.
-pub fn cube_mwc(met: &Met, score: Score, cube: u32, owner: Owner, p: &Probs, x: f32) -> CubeMwc {
-    Solver::new(met, Shares::of(p), x).cube_mwc(score, cube, owner, p.win())
+/// probabilities `p` in a position of cube life `life`.
+pub fn cube_mwc(
+    met: &Met,
+    score: Score,
+    cube: u32,
+    owner: Owner,
+    p: &Probs,
+    life: CubeLife,
+) -> CubeMwc {
+    Solver::new(met, Shares::of(p), life).cube_mwc(score, cube, owner, p.win())
 }
 
 impl Solver<'_, Met> {
@@ -350,14 +391,14 @@ pub fn match_decision(
     cube: u32,
     owner: Owner,
     p: &Probs,
-    x: f32,
+    life: CubeLife,
 ) -> Result<CubeDecision, MetError> {
     met.mwc(score)?;
-    let m = cube_mwc(met, score, cube, owner, p, x);
+    let m = cube_mwc(met, score, cube, owner, p, life);
     let emg = |v: f32| emg_of(met, score, cube, v);
     let (nd, dt, dp) = (m.no_double, m.double_take, m.double_pass);
     let (access, may) = cube_access(score, cube, owner);
-    let mut solver = Solver::new(met, Shares::of(p), x);
+    let mut solver = Solver::new(met, Shares::of(p), life);
     let (tp_p, _, cp_p, _) = solver.ends(score, cube, owner);
     let action = match_action(nd, dt, dp, access, may);
     Ok(CubeDecision {
@@ -441,7 +482,7 @@ impl Equities for Generated {
 /// Crawford game).
 fn game_start<E: Equities>(eq: &E, s: Score, shares: Shares, x: f32) -> f32 {
     let first = |s: Score, shares: Shares| -> f32 {
-        let mut solver = Solver::new(eq, shares, x);
+        let mut solver = Solver::new(eq, shares, CubeLife { x, race: false });
         let nd = solver.value(s, 1, Owner::Centred, 0.5);
         if crawford_game(s) || s.me <= 1 {
             return nd;
@@ -590,8 +631,8 @@ mod tests {
                         for c in [1, 2, 4, 8] {
                             for owner in [Owner::Centred, Owner::Me, Owner::Opponent] {
                                 for target in [0.05, 0.3, 0.5, 0.77, 0.95] {
-                                    let mut a = Solver::new(met, shares, 0.68);
-                                    let mut b = Solver::new(met, shares, 0.68);
+                                    let mut a = Solver::new(met, shares, CubeLife::CONTACT);
+                                    let mut b = Solver::new(met, shares, CubeLife::CONTACT);
                                     let exact = a.solve(sc, c, owner, target);
                                     let bisected = b.bisect(sc, c, owner, target);
                                     worst = worst.max((exact - bisected).abs());
@@ -610,7 +651,7 @@ mod tests {
         // At 1-away 1-away the match is one game: MWC is p.
         let met = Met::kazaross_xg2();
         let shares = Shares::of(&Probs([0.6, 0.0, 0.0, 0.0, 0.0]));
-        let mut solver = Solver::new(met, shares, 0.68);
+        let mut solver = Solver::new(met, shares, CubeLife::CONTACT);
         let v = solver.value(s(1, 1), 1, Owner::Centred, 0.6);
         assert!((v - 0.6).abs() < 1e-6);
     }
@@ -621,13 +662,13 @@ mod tests {
         // 2-away 2-away: a double is for the match. At 80% the opponent
         // must pass (its take point is 32%).
         let p = Probs([0.8, 0.0, 0.0, 0.0, 0.0]);
-        let d = match_decision(met, s(2, 2), 1, Owner::Centred, &p, 0.68).unwrap();
+        let d = match_decision(met, s(2, 2), 1, Owner::Centred, &p, CubeLife::CONTACT).unwrap();
         assert_eq!(d.action, CubeAction::DoublePass);
         let p = Probs([0.5, 0.1, 0.0, 0.1, 0.0]);
-        let d = match_decision(met, s(2, 2), 1, Owner::Centred, &p, 0.68).unwrap();
+        let d = match_decision(met, s(2, 2), 1, Owner::Centred, &p, CubeLife::CONTACT).unwrap();
         assert_eq!(d.action, CubeAction::NoDoubleTake);
         // No cube in the Crawford game.
-        let d = match_decision(met, s(1, 3), 1, Owner::Centred, &p, 0.68).unwrap();
+        let d = match_decision(met, s(1, 3), 1, Owner::Centred, &p, CubeLife::CONTACT).unwrap();
         assert_eq!(d.action, CubeAction::NoCubeAccess);
         assert!((d.double_pass - 1.0).abs() < 1e-5);
     }
@@ -641,7 +682,7 @@ mod tests {
         // mix with a dead 2-cube (0.5 MWC after a loss) would give more.
         let met = Met::kazaross_xg2();
         let shares = Shares::of(&Probs([0.68, 0.0, 0.0, 0.0, 0.0]));
-        let mut solver = Solver::new(met, shares, 0.68);
+        let mut solver = Solver::new(met, shares, CubeLife::CONTACT);
         let dt = solver.value(s(2, 4), 2, Owner::Opponent, 0.68);
         assert!((dt - 0.68).abs() < 1e-4, "{dt}");
         // Where the 2-away side would pass the 4-cube (below 50%) it is
@@ -668,7 +709,7 @@ mod tests {
             opp: 1,
             post_crawford: true,
         };
-        let d = match_decision(met, post, 1, Owner::Centred, &p, 0.68).unwrap();
+        let d = match_decision(met, post, 1, Owner::Centred, &p, CubeLife::CONTACT).unwrap();
         assert!(d.no_double < d.double_take, "{d:?}");
         assert_eq!(d.action, CubeAction::DoubleTake);
     }
