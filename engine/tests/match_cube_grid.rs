@@ -14,9 +14,8 @@
 
 use serde_json::Value;
 use sheshbesh_engine::cube::decision::{owner_of, score_of};
-use sheshbesh_engine::cube::match_cube::match_decision;
+use sheshbesh_engine::cube::match_cube::{match_decision, CubeLife};
 use sheshbesh_engine::cube::met::Met;
-use sheshbesh_engine::cube::money::efficiency;
 use sheshbesh_engine::formats::{match_id, position_id};
 use sheshbesh_engine::Probs;
 
@@ -57,7 +56,7 @@ fn cases(ply: u32) -> Vec<Case> {
             cube,
             owner,
             &probs,
-            efficiency(&pos),
+            CubeLife::of(&pos),
         )
         .unwrap();
         let gnubg = match g.get("nd") {

@@ -5,7 +5,7 @@
 //! Annotation, the engine's seat, the protocols and the CLI all ask here.
 
 use crate::cube::cubeful::{self, CubeView};
-use crate::cube::match_cube::{cube_access, emg_of, match_action, match_decision};
+use crate::cube::match_cube::{cube_access, emg_of, match_action, match_decision, CubeLife};
 use crate::cube::match_cubeful::{self, MatchCube, MatchView};
 use crate::cube::met::{Met, MetError, Score};
 use crate::cube::money::{self, CubeAction, MoneyCube, Owner};
@@ -31,13 +31,13 @@ pub fn cube_decision<E: Evaluator + ?Sized>(
         View::Money(mc) => return Ok(cubeful::decision(ev, pos, mc, ply)),
         View::Match(mc) => mc,
     };
-    let (met, score, x) = (Met::kazaross_xg2(), mc.score, money::efficiency(pos));
+    let (met, score, life) = (Met::kazaross_xg2(), mc.score, CubeLife::of(pos));
     // The cube played inside the search, as in money play; the take and
     // cash points are the model's at the searched chances.
     let searched =
         (ply > 0).then(|| match_cubeful::no_double_and_double_take(ev, met, pos, mc, ply));
     let probs = searched.map_or_else(|| ev.eval(pos), |s| s.probs);
-    let mut d = match_decision(met, score, mc.cube, mc.owner, &probs, x)?;
+    let mut d = match_decision(met, score, mc.cube, mc.owner, &probs, life)?;
     if let Some(s) = searched {
         let dp = met.after(score, mc.cube as i32)?;
         let (access, may) = cube_access(score, mc.cube, mc.owner);

@@ -25,7 +25,10 @@
 //!   other side would still take and the cube is then dead for both. It
 //!   realises the cube's whole value, so the value is the live one
 //!   (efficiency 1). The player on roll's own no-double value leaves its
-//!   immediate redouble out: doubling now is the other choice.
+//!   immediate redouble out: doubling now is the other choice. Past its
+//!   cash point it would play on instead, and waiting costs it market
+//!   unless the chances move little from roll to roll: so there its cube
+//!   is fully live only in a race ([`CubeLife`]).
 //!
 //! No cube in the Crawford game; after it, either side may double. A side
 //! gains nothing from a cube of at least its own away count, so it does
@@ -712,6 +715,34 @@ mod tests {
         let d = match_decision(met, post, 1, Owner::Centred, &p, CubeLife::CONTACT).unwrap();
         assert!(d.no_double < d.double_take, "{d:?}");
         assert_eq!(d.action, CubeAction::DoubleTake);
+    }
+
+    #[test]
+    fn a_trailer_just_past_its_cash_point_cashes_unless_it_is_a_race() {
+        // The opening position's chances (our net's) post-Crawford, the
+        // 4-away trailer on roll: just past its cash point (51.7%). With
+        // contact its chances jump from roll to roll, so waiting loses its
+        // market: double, pass (our 1,296-trial cube rollout: no double
+        // +0.842 EMG, double/take +1.066). Valuing its cube fully live
+        // there said "too good" (+1.005).
+        let met = Met::kazaross_xg2();
+        let post = Score {
+            me: 4,
+            opp: 1,
+            post_crawford: true,
+        };
+        let p = Probs([0.527, 0.139, 0.006, 0.117, 0.005]);
+        let d = match_decision(met, post, 1, Owner::Centred, &p, CubeLife::CONTACT).unwrap();
+        assert_eq!(d.action, CubeAction::DoublePass, "{d:?}");
+        assert!(d.no_double < 0.9, "{d:?}");
+        // In a race the chances move little, so it can play on and cash
+        // close to the cash point: the fully live value.
+        let race = CubeLife {
+            x: 0.68,
+            race: true,
+        };
+        let r = match_decision(met, post, 1, Owner::Centred, &p, race).unwrap();
+        assert!(r.no_double > d.no_double + 0.1, "{r:?} {d:?}");
     }
 
     #[test]

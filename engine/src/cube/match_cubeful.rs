@@ -9,9 +9,11 @@
 //! [`MatchCube`]. Plays are chosen by their cubeless MWC at 0 ply.
 
 use crate::cube::cubeful::{self, CubeView, Searched};
-use crate::cube::match_cube::{cube_access, cube_mwc, emg_of, CubeMwc, Equities, Shares, Solver};
+use crate::cube::match_cube::{
+    cube_access, cube_mwc, emg_of, CubeLife, CubeMwc, Equities, Shares, Solver,
+};
 use crate::cube::met::{Met, Score};
-use crate::cube::money::{efficiency, Owner};
+use crate::cube::money::Owner;
 use crate::evaluation::evaluator::Evaluator;
 use crate::evaluation::probs::Probs;
 use crate::rules::position::Position;
@@ -128,7 +130,7 @@ impl CubeView for MatchView<'_> {
     }
     fn leaf(&self, p: &Probs, pos: &Position) -> f32 {
         let mc = self.cube;
-        let m = cube_mwc(self.met, mc.score, mc.cube, mc.owner, p, efficiency(pos));
+        let m = cube_mwc(self.met, mc.score, mc.cube, mc.owner, p, CubeLife::of(pos));
         mc.best(m)
     }
     fn leaves(cubes: &[Self], p: &Probs, pos: &Position) -> Vec<f32> {
@@ -139,7 +141,7 @@ impl CubeView for MatchView<'_> {
         if cubes.iter().any(|v| !std::ptr::eq(v.met, first.met)) {
             return cubes.iter().map(|v| v.leaf(p, pos)).collect();
         }
-        let mut solver = Solver::new(first.met, Shares::of(p), efficiency(pos));
+        let mut solver = Solver::new(first.met, Shares::of(p), CubeLife::of(pos));
         cubes
             .iter()
             .map(|v| {
@@ -224,7 +226,7 @@ mod tests {
         // Near the model on the 1-ply cubeless probabilities (the test
         // double's 0-ply chances are not its 1-ply ones).
         let p1 = Ply::new(&RACE, 1).eval(&pos);
-        let d0 = match_decision(met, mc.score, 1, Owner::Centred, &p1, 0.68).unwrap();
+        let d0 = match_decision(met, mc.score, 1, Owner::Centred, &p1, CubeLife::CONTACT).unwrap();
         let emg = |m| emg_of(met, mc.score, 1, m);
         assert!(
             (emg(nd) - d0.no_double).abs() < 0.1,

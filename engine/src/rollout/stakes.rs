@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use crate::cube::cubeful::{self, CubeView};
 use crate::cube::decision::{owner_of, score_of};
-use crate::cube::match_cube::match_decision;
+use crate::cube::match_cube::{match_decision, CubeLife};
 use crate::cube::match_cubeful::{MatchCube, MatchView};
 use crate::cube::met::{Met, MetError, Score};
 use crate::cube::money::{self, CubeAction, CubeDecision, MoneyCube, Owner};
@@ -283,13 +283,12 @@ impl Stakes {
         cube: TrialCube,
         mover_is_root: bool,
     ) -> CubeDecision {
-        let x = money::efficiency(pos);
         let owner = cube.owner_for(mover_is_root);
         match self {
             Stakes::Money(rules) => {
                 // Jacoby counts only with the cube centred, which
                 // money_decision sees from the owner.
-                money::money_decision(p, MoneyCube { owner, ..*rules }, x)
+                money::money_decision(p, MoneyCube { owner, ..*rules }, money::efficiency(pos))
             }
             Stakes::Match(m) => match_decision(
                 &m.met,
@@ -297,7 +296,7 @@ impl Stakes {
                 Self::points(m, cube),
                 owner,
                 p,
-                x,
+                CubeLife::of(pos),
             )
             .expect("scores in a trial are no farther from the end than the root's"),
         }
