@@ -260,7 +260,7 @@ fn expert_args(args: &[String]) -> Result<train_cmd::ExpertArgs> {
 /// pieces to label anywhere.
 pub fn label_job(args: &[String]) -> Result<LabelJob> {
     let a = expert_args(args)?;
-    a.job(a.rounds, String::new()).label_job()
+    a.job(a.rounds, String::new())?.label_job()
 }
 
 /// The texts of `pieces` of the next round of `train expert ARGS`, with
@@ -272,7 +272,7 @@ pub fn label_pieces(
     pieces: &[usize],
 ) -> Result<Vec<String>> {
     let a = expert_args(args)?;
-    a.job(a.rounds, String::new())
+    a.job(a.rounds, String::new())?
         .label_pieces(checkpoint, teacher, pieces)
 }
 
@@ -283,5 +283,5 @@ pub fn label_pieces(
 /// when pieces are still missing).
 pub fn train_expert_round(args: &[String], command: &str) -> Result<u64> {
     let a = expert_args(args)?;
-    Ok(a.job(1, command.to_string()).run()?.1.distill_rounds)
+    Ok(a.job(1, command.to_string())?.run()?.1.distill_rounds)
 }

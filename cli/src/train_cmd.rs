@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand};
 use serde_json::json;
 use sheshbesh_engine::evaluation::evaluator::Phase;
@@ -11,12 +11,15 @@ use sheshbesh_engine::evaluation::inputs::Layout;
 use sheshbesh_engine::evaluation::net::{BLOCK, MAX_HIDDEN};
 use sheshbesh_engine::evaluation::prefilter::{MAX_PREFILTER_HIDDEN, PREFILTER_KEEP};
 use sheshbesh_engine::evaluation::weights;
-use sheshbesh_engine::formats::files::read_bounded;
+use sheshbesh_engine::formats::files::{read_bounded, TEXT_LIMIT};
+use sheshbesh_engine::Position;
+
+use crate::input::parse_position;
 use sheshbesh_trainer::calibrate::{CalibrateConfig, CalibrationFit};
 use sheshbesh_trainer::card;
 use sheshbesh_trainer::checkpoint::{self, Provenance};
 use sheshbesh_trainer::classes::PositionClass;
-use sheshbesh_trainer::expert::{ExpertConfig, LabelSource};
+use sheshbesh_trainer::expert::{ExpertConfig, LabelSource, SampleSource};
 use sheshbesh_trainer::jobs::{CalibrateJob, ExpertJob};
 use sheshbesh_trainer::labels::Shard;
 use sheshbesh_trainer::prefilter::{distil, PrefilterConfig, PrefilterStep};
@@ -203,6 +206,13 @@ pub struct ExpertArgs {
     /// games, say); --positions counts the sample before this filter.
     #[arg(long, value_enum, default_value = "all")]
     pub class: ClassArg,
+    /// Label these positions instead of self-play's: a file with one
+    /// position a line as the commands read them (Position ID,
+    /// PositionID:MatchID or XGID; only the board counts, the labels are
+    /// cubeless), `#` lines and blank lines skipped. Each round draws
+    /// --positions of them in an order set by its seed.
+    #[arg(long)]
+    pub sample: Option<PathBuf>,
     /// Seed of the samples and rolls.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -491,7 +501,7 @@ fn selfplay(a: SelfplayArgs, command: String) -> Result<()> {
 }
 
 fn expert(a: ExpertArgs, command: String) -> Result<()> {
-    let (_, prov) = a.job(a.rounds, command).run()?;
+    let (_, prov) = a.job(a.rounds, command)?.run()?;
     report(&a.out, &prov)
 }
 
@@ -615,9 +625,14 @@ fn prefilter(a: PrefilterArgs, command: String) -> Result<()> {
 
 impl ExpertArgs {
     /// The trainer's job of `train expert` with these options: `rounds`
-    /// rounds, recorded in the checkpoint as `command`.
-    pub fn job(&self, rounds: u64, command: String) -> ExpertJob {
-        ExpertJob {
+    /// rounds, recorded in the checkpoint as `command`. Fails on a
+    /// `--sample` file it cannot read, naming the line.
+    pub fn job(&self, rounds: u64, command: String) -> Result<ExpertJob> {
+        let sample = match &self.sample {
+            None => SampleSource::SelfPlay { explore: 0.1 },
+            Some(path) => SampleSource::Listed(read_sample(path)?),
+        };
+        Ok(ExpertJob {
             checkpoint: self.out.checkpoint.clone(),
             seed: self.seed,
             rounds,
@@ -630,7 +645,7 @@ impl ExpertArgs {
                 epochs: self.epochs,
                 alpha: self.alpha,
                 alpha_end: self.alpha_end.unwrap_or(self.alpha),
-                explore: 0.1,
+                sample,
                 teacher: self.teacher.clone(),
                 cache_dir: self.cache.clone(),
                 shard: self.shard.unwrap_or(Shard::ALL),
@@ -640,8 +655,29 @@ impl ExpertArgs {
                 phase: self.phase.map(Phase::from),
                 class: self.class.into(),
             },
-        }
+        })
     }
+}
+
+/// The positions of a `--sample` file.
+fn read_sample(path: &std::path::Path) -> Result<Vec<Position>> {
+    let bad = || format!("bad sample \"{}\"", path.display());
+    let bytes =
+        read_bounded(path, TEXT_LIMIT).with_context(|| format!("{}: cannot read", bad()))?;
+    let text = String::from_utf8(bytes).map_err(|_| anyhow!("{}: not UTF-8 text", bad()))?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        let input = parse_position(t).map_err(|e| anyhow!("{} line {}: {e}", bad(), i + 1))?;
+        out.push(input.position);
+    }
+    if out.is_empty() {
+        bail!("{}: no positions", bad());
+    }
+    Ok(out)
 }
 
 fn report(out: &TrainOutput, prov: &Provenance) -> Result<()> {

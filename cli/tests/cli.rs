@@ -470,6 +470,62 @@ fn a_tiny_training_run_writes_weights_that_load() {
     assert_eq!(code, 0, "{err}");
     let (_, unfitted, _) = sheshbesh(&["eval", "start", "--weights", ck_s, "--json"]);
     assert_eq!(json_of(&after)["probs"], json_of(&unfitted)["probs"]);
+    // `--sample FILE` labels the listed positions, not self-play's; a bad
+    // line is refused by its number.
+    let listed = ["4HPwATDgc/ABMA", "jGfkASjg8wcBMA", "4HPhASHgc/ABMA"];
+    let sample = dir.join("sample.ids");
+    let text = format!(
+        "# real play\n\n{}\n{}:cAkAAAAAAAAA\n{}\n",
+        listed[0], listed[1], listed[2]
+    );
+    std::fs::write(&sample, text).unwrap();
+    let sampled = dir.join("sampled");
+    let by_sample = |file: &std::path::Path| {
+        sheshbesh(&[
+            "train",
+            "expert",
+            "--checkpoint",
+            ck_s,
+            "--labels",
+            "search",
+            "--ply",
+            "0",
+            "--positions",
+            "40",
+            "--epochs",
+            "0",
+            "--check-pairs",
+            "1",
+            "--cache",
+            sampled.to_str().unwrap(),
+            "--sample",
+            file.to_str().unwrap(),
+            "--quiet",
+        ])
+    };
+    let (code, _, err) = by_sample(&sample);
+    assert_eq!(code, 0, "{err}");
+    let file = std::fs::read_dir(&sampled)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    let labelled = std::fs::read_to_string(file.path()).unwrap();
+    let ids: Vec<&str> = labelled
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split(' ').next().unwrap())
+        .collect();
+    let mut sorted = ids.clone();
+    sorted.sort();
+    let mut want = listed.to_vec();
+    want.sort();
+    assert_eq!(sorted, want, "{labelled}");
+    std::fs::write(&sample, "4HPwATDgc/ABMA\n\nnot-an-id\n").unwrap();
+    let (code, _, err) = by_sample(&sample);
+    assert_ne!(code, 0);
+    assert!(err.contains("line 3"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
     // Calibration: sampled positions rolled out, each output of the
     // contact net rescaled to them, the record kept in the checkpoint; a
     // second run reads the same labels back and finds the saved net where

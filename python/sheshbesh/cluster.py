@@ -107,15 +107,16 @@ def _digest(*parts: Any) -> str:
 _LOCAL_FILES: Dict[str, str] = {}
 
 
-def _local_file(blob: Optional[bytes]) -> Optional[str]:
-    """A local path holding ``blob`` (weights or a checkpoint sent from the
-    driver), so a worker on another machine reads the driver's file."""
+def _local_file(blob: Optional[bytes], suffix: str = ".weights") -> Optional[str]:
+    """A local path holding ``blob`` (weights, a checkpoint or a sample sent
+    from the driver), so a worker on another machine reads the driver's
+    file."""
     if blob is None:
         return None
     sha = hashlib.sha256(blob).hexdigest()
     path = _LOCAL_FILES.get(sha)
     if path is None:
-        path = os.path.join(tempfile.gettempdir(), f"sheshbesh-{sha[:24]}.weights")
+        path = os.path.join(tempfile.gettempdir(), f"sheshbesh-{sha[:24]}{suffix}")
         if not os.path.exists(path):
             write_atomic(path, blob)
         _LOCAL_FILES[sha] = path
@@ -143,11 +144,43 @@ def _annotate_task(
 
 
 def _label_task(
-    args: List[str], checkpoint: bytes, teacher: Optional[bytes], piece: int
+    args: List[str], checkpoint: bytes, teacher: Optional[bytes], sample: Optional[bytes],
+    piece: int
 ) -> str:
     ckpt = _local_file(checkpoint)
     assert ckpt is not None
+    if sample is not None:
+        # The driver's --sample file, read here from this machine's copy.
+        args = _with_sample(args, _local_file(sample, ".ids"))
     return _native.label_pieces(args, ckpt, [piece], _local_file(teacher))[0]
+
+
+def _sample_path(args: List[str]) -> Optional[str]:
+    """The file ``--sample`` names in ``train expert`` arguments, if any."""
+    for i, x in enumerate(args):
+        if x == "--sample" and i + 1 < len(args):
+            return args[i + 1]
+        if x.startswith("--sample="):
+            return x[len("--sample="):]
+    return None
+
+
+def _with_sample(args: List[str], path: Optional[str]) -> List[str]:
+    """``args`` with ``--sample`` naming ``path`` instead."""
+    out: List[str] = []
+    skip = False
+    for i, x in enumerate(args):
+        if skip:
+            skip = False
+            continue
+        if x == "--sample" and i + 1 < len(args):
+            out += ["--sample", str(path)]
+            skip = True
+        elif x.startswith("--sample="):
+            out.append(f"--sample={path}")
+        else:
+            out.append(x)
+    return out
 
 
 def _remote(fn: Callable[..., Any]) -> Any:
@@ -464,6 +497,8 @@ def label(a: argparse.Namespace, out: Callable[[str], None]) -> int:
                 task = _remote(_label_task)
                 ckpt = ray.put(_read(job["checkpoint"], "checkpoint"))
                 teacher = ray.put(_read(job["teacher"], "teacher") if job["teacher"] else None)
+                named = _sample_path(args)
+                sample = ray.put(_read(named, "sample") if named else None)
                 bar = _progress(len(missing), "piece", a.quiet)
                 errors: List[str] = []
 
@@ -474,7 +509,7 @@ def label(a: argparse.Namespace, out: Callable[[str], None]) -> int:
                     else:
                         write_atomic(job["piece_files"][k], (text or "").encode())
 
-                _drain(((k, lambda k=k: task.remote(args, ckpt, teacher, k)) for k in missing),
+                _drain(((k, lambda k=k: task.remote(args, ckpt, teacher, sample, k)) for k in missing),
                        done)
                 bar.close()
                 if errors:

@@ -170,6 +170,39 @@ def test_annotate_is_the_commands(ray_cluster, cli, capsys, tmp_path):
     assert got.err.strip() == want_err.strip()
 
 
+def test_label_sends_the_sample_to_the_workers(ray_cluster, cli, capsys, tmp_path):
+    from sheshbesh import cluster
+
+    args = ["--labels", "search", "--sample", "a.ids", "--seed", "2"]
+    assert cluster._sample_path(args) == "a.ids"
+    assert cluster._with_sample(args, "/tmp/b.ids") == [
+        "--labels", "search", "--sample", "/tmp/b.ids", "--seed", "2"]
+    assert cluster._with_sample(["--sample=a.ids"], "b") == ["--sample=b"]
+    assert cluster._sample_path(["--labels", "search"]) is None
+    net = tmp_path / "net.weights"
+    code, _, err = cli.run("train", "selfplay", "--checkpoint", str(net), "--games", "16",
+                           "--hidden", "32", "--race-hidden", "32", "--check-every", "0",
+                           "--quiet")
+    assert code == 0, err
+    sample = tmp_path / "real.ids"
+    sample.write_text("4HPwATDgc/ABMA\njGfkASjg8wcBMA\n4HPhASHgc/ABMA\n")
+    local, remote = tmp_path / "local.weights", tmp_path / "remote.weights"
+    shutil.copy(net, local)
+    shutil.copy(net, remote)
+    common = ["--labels", "search", "--ply", "0", "--positions", "10", "--epochs", "0",
+              "--sample", str(sample), "--check-pairs", "1", "--quiet"]
+    code, _, err = cli.run("train", "expert", "--checkpoint", str(local), "--cache",
+                           str(tmp_path / "local"), *common)
+    assert code == 0, err
+    got = run(capsys, ray_cluster, "label", "--", "--checkpoint", str(remote), "--cache",
+              str(tmp_path / "remote"), *common)
+    assert got[0] == "0", got
+    (label,) = sorted((tmp_path / "local").iterdir())
+    assert filecmp.cmp(label, tmp_path / "remote" / label.name, shallow=False)
+    ids = {line.split()[0] for line in label.read_text().splitlines() if not line.startswith("#")}
+    assert ids == set(sample.read_text().split())
+
+
 def test_label_is_train_expert(ray_cluster, cli, capsys, tmp_path):
     net = tmp_path / "net.weights"
     code, _, err = cli.run("train", "selfplay", "--checkpoint", str(net), "--games", "64",

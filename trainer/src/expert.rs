@@ -47,6 +47,21 @@ pub enum LabelSource {
     },
 }
 
+/// Where a round's positions come from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SampleSource {
+    /// The teacher's self-play games; `explore` is the chance that a move
+    /// plays the second-best play instead of the best (variety).
+    SelfPlay {
+        /// Chance of the second-best play.
+        explore: f64,
+    },
+    /// A given list (positions of real play, say: self-play never reaches
+    /// many of the positions people do). Each round draws `positions` of
+    /// them in an order set by its seed; those a database knows are dropped.
+    Listed(Vec<Position>),
+}
+
 /// Settings of an expert-iteration round.
 #[derive(Clone, Debug)]
 pub struct ExpertConfig {
@@ -63,9 +78,8 @@ pub struct ExpertConfig {
     /// Learning rate of the last pass; the rate falls geometrically from
     /// `alpha` to it, so early passes move far and late ones settle.
     pub alpha_end: f32,
-    /// Chance that a sampling game plays the second-best play instead of
-    /// the best (variety in the sampled positions).
-    pub explore: f64,
+    /// Where the round's positions come from.
+    pub sample: SampleSource,
     /// Weights whose search labels (and whose self-play samples) the
     /// positions instead of the nets being trained: a stronger, slower net
     /// (an ensemble) teaching a fast one. `None`: the nets teach themselves.
@@ -255,7 +269,10 @@ pub struct RoundLabels<'a> {
 impl<'a> RoundLabels<'a> {
     /// Samples the round's positions.
     pub fn new(teacher: &'a NetEvaluator, cfg: &'a ExpertConfig, seed: u64) -> Self {
-        let mut positions = sample(teacher, cfg.positions, cfg.explore, seed);
+        let mut positions = match &cfg.sample {
+            SampleSource::SelfPlay { explore } => sample(teacher, cfg.positions, *explore, seed),
+            SampleSource::Listed(list) => labels::drawn(teacher, list, cfg.positions, seed),
+        };
         if let Some(phase) = cfg.phase {
             positions.retain(|p| Phase::of(p) == phase);
         }
@@ -324,7 +341,7 @@ mod tests {
             epochs: 4,
             alpha: 0.003,
             alpha_end: 0.003,
-            explore: 0.1,
+            sample: SampleSource::SelfPlay { explore: 0.1 },
             teacher: None,
             cache_dir: Some(dir.to_path_buf()),
             shard: Shard::ALL,

@@ -278,7 +278,7 @@ mod tests {
                 epochs: 1,
                 alpha: 0.01,
                 alpha_end: 0.01,
-                explore: 0.1,
+                sample: crate::expert::SampleSource::SelfPlay { explore: 0.1 },
                 teacher: None,
                 cache_dir: cache,
                 shard: Shard::ALL,

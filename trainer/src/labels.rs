@@ -77,6 +77,21 @@ pub fn sample(ev: &NetEvaluator, n: usize, explore: f64, seed: u64) -> Vec<Posit
     all
 }
 
+/// `n` of `list` (all of them if it holds fewer), in an order set by
+/// `seed`, without those a database knows: the sample of a round whose
+/// positions are given.
+pub fn drawn(ev: &NetEvaluator, list: &[Position], n: usize, seed: u64) -> Vec<Position> {
+    let mut all: Vec<Position> = list
+        .iter()
+        .filter(|p| ev.exact(p).is_none())
+        .copied()
+        .collect();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    all.shuffle(&mut rng);
+    all.truncate(n);
+    all
+}
+
 /// For each of `positions`, in parallel and in order: a roll drawn from
 /// `seed` and the position's index in the whole sample (`first` is the
 /// index of `positions[0]`, so labelling in pieces gives the same rolls;
