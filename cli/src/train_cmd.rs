@@ -13,8 +13,6 @@ use sheshbesh_engine::evaluation::prefilter::{MAX_PREFILTER_HIDDEN, PREFILTER_KE
 use sheshbesh_engine::evaluation::weights;
 use sheshbesh_engine::formats::files::{read_bounded, TEXT_LIMIT};
 use sheshbesh_engine::Position;
-
-use crate::input::parse_position;
 use sheshbesh_trainer::calibrate::{CalibrateConfig, CalibrationFit};
 use sheshbesh_trainer::card;
 use sheshbesh_trainer::checkpoint::{self, Provenance};
@@ -26,6 +24,8 @@ use sheshbesh_trainer::prefilter::{distil, PrefilterConfig, PrefilterStep};
 use sheshbesh_trainer::schedule::Schedule;
 use sheshbesh_trainer::surgery;
 use sheshbesh_trainer::train::{train, SelfplayConfig};
+
+use crate::input::parse_position;
 
 /// Options of `sheshbesh train`.
 #[derive(Args, Debug)]

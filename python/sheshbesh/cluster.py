@@ -509,8 +509,8 @@ def label(a: argparse.Namespace, out: Callable[[str], None]) -> int:
                     else:
                         write_atomic(job["piece_files"][k], (text or "").encode())
 
-                _drain(((k, lambda k=k: task.remote(args, ckpt, teacher, sample, k)) for k in missing),
-                       done)
+                _drain(((k, lambda k=k: task.remote(args, ckpt, teacher, sample, k))
+                        for k in missing), done)
                 bar.close()
                 if errors:
                     raise UsageError(errors[0])

@@ -170,60 +170,52 @@ def test_annotate_is_the_commands(ray_cluster, cli, capsys, tmp_path):
     assert got.err.strip() == want_err.strip()
 
 
-def test_label_sends_the_sample_to_the_workers(ray_cluster, cli, capsys, tmp_path):
-    from sheshbesh import cluster
+def _label_here_and_on_the_cluster(ray_cluster, cli, capsys, tmp_path, games, common):
+    """`train expert COMMON` run here and through the cluster's `label`
+    from copies of one tiny net; the two label files must be the same.
+    Returns the local label file, the cluster's rounds and the two nets."""
+    net = tmp_path / "net.weights"
+    code, _, err = cli.run("train", "selfplay", "--checkpoint", str(net), "--games", str(games),
+                           "--hidden", "32", "--race-hidden", "32", "--check-every", "0",
+                           "--quiet")
+    assert code == 0, err
+    local, remote = tmp_path / "local.weights", tmp_path / "remote.weights"
+    shutil.copy(net, local)
+    shutil.copy(net, remote)
+    code, _, err = cli.run("train", "expert", "--checkpoint", str(local), "--cache",
+                           str(tmp_path / "local"), *common)
+    assert code == 0, err
+    got = run(capsys, ray_cluster, "label", "--", "--checkpoint", str(remote), "--cache",
+              str(tmp_path / "remote"), *common)
+    assert got[0] == "0", got
+    (label,) = sorted((tmp_path / "local").iterdir())
+    assert filecmp.cmp(label, tmp_path / "remote" / label.name, shallow=False)
+    return label, [json.loads(line) for line in got[1:]], local, remote
 
+
+def test_label_sends_the_sample_to_the_workers(ray_cluster, cli, capsys, tmp_path):
     args = ["--labels", "search", "--sample", "a.ids", "--seed", "2"]
     assert cluster._sample_path(args) == "a.ids"
     assert cluster._with_sample(args, "/tmp/b.ids") == [
         "--labels", "search", "--sample", "/tmp/b.ids", "--seed", "2"]
     assert cluster._with_sample(["--sample=a.ids"], "b") == ["--sample=b"]
     assert cluster._sample_path(["--labels", "search"]) is None
-    net = tmp_path / "net.weights"
-    code, _, err = cli.run("train", "selfplay", "--checkpoint", str(net), "--games", "16",
-                           "--hidden", "32", "--race-hidden", "32", "--check-every", "0",
-                           "--quiet")
-    assert code == 0, err
     sample = tmp_path / "real.ids"
     sample.write_text("4HPwATDgc/ABMA\njGfkASjg8wcBMA\n4HPhASHgc/ABMA\n")
-    local, remote = tmp_path / "local.weights", tmp_path / "remote.weights"
-    shutil.copy(net, local)
-    shutil.copy(net, remote)
     common = ["--labels", "search", "--ply", "0", "--positions", "10", "--epochs", "0",
               "--sample", str(sample), "--check-pairs", "1", "--quiet"]
-    code, _, err = cli.run("train", "expert", "--checkpoint", str(local), "--cache",
-                           str(tmp_path / "local"), *common)
-    assert code == 0, err
-    got = run(capsys, ray_cluster, "label", "--", "--checkpoint", str(remote), "--cache",
-              str(tmp_path / "remote"), *common)
-    assert got[0] == "0", got
-    (label,) = sorted((tmp_path / "local").iterdir())
-    assert filecmp.cmp(label, tmp_path / "remote" / label.name, shallow=False)
+    label, _, _, _ = _label_here_and_on_the_cluster(ray_cluster, cli, capsys, tmp_path, 16,
+                                                    common)
     ids = {line.split()[0] for line in label.read_text().splitlines() if not line.startswith("#")}
     assert ids == set(sample.read_text().split())
 
 
 def test_label_is_train_expert(ray_cluster, cli, capsys, tmp_path):
-    net = tmp_path / "net.weights"
-    code, _, err = cli.run("train", "selfplay", "--checkpoint", str(net), "--games", "64",
-                           "--hidden", "32", "--race-hidden", "32", "--check-every", "0",
-                           "--quiet")
-    assert code == 0, err
-    local, remote = tmp_path / "local.weights", tmp_path / "remote.weights"
-    shutil.copy(net, local)
-    shutil.copy(net, remote)
     common = ["--labels", "decisions:2", "--ply", "0", "--positions", "3000", "--seed", "4",
               "--epochs", "1", "--batch", "16", "--check-pairs", "5", "--quiet"]
-    code, _, err = cli.run("train", "expert", "--checkpoint", str(local), "--cache",
-                           str(tmp_path / "local"), *common)
-    assert code == 0, err
-    got = run(capsys, ray_cluster, "label", "--", "--checkpoint", str(remote), "--cache",
-              str(tmp_path / "remote"), *common)
-    assert got[0] == "0", got
-    rounds = [json.loads(line) for line in got[1:]]
+    label, rounds, local, remote = _label_here_and_on_the_cluster(
+        ray_cluster, cli, capsys, tmp_path, 64, common)
     assert len(rounds) == 1 and rounds[0]["labelled_here"] == rounds[0]["pieces"] >= 2, rounds
-    (label,) = sorted((tmp_path / "local").iterdir())
-    assert filecmp.cmp(label, tmp_path / "remote" / label.name, shallow=False)
     assert Path(rounds[0]["label_file"]).name == label.name
     # The fitted nets are the same net: the same numbers everywhere.
     for pos in ["start", "4HPwATDgc/ABMA", "sGfwATDgc/ABMA"]:

@@ -37,7 +37,7 @@ pub struct Example {
 pub fn sample(ev: &NetEvaluator, n: usize, explore: f64, seed: u64) -> Vec<Position> {
     let per_game = 60;
     let games = n.div_ceil(per_game / 2).max(1);
-    let mut all: Vec<Position> = (0..games as u64)
+    let all: Vec<Position> = (0..games as u64)
         .into_par_iter()
         .map_init(
             || (MoveList::new(), Vec::new()),
@@ -71,6 +71,11 @@ pub fn sample(ev: &NetEvaluator, n: usize, explore: f64, seed: u64) -> Vec<Posit
         )
         .flatten()
         .collect();
+    first_of_shuffled(all, n, seed)
+}
+
+/// The first `n` of `all` shuffled by `seed`.
+fn first_of_shuffled(mut all: Vec<Position>, n: usize, seed: u64) -> Vec<Position> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     all.shuffle(&mut rng);
     all.truncate(n);
@@ -81,15 +86,8 @@ pub fn sample(ev: &NetEvaluator, n: usize, explore: f64, seed: u64) -> Vec<Posit
 /// `seed`, without those a database knows: the sample of a round whose
 /// positions are given.
 pub fn drawn(ev: &NetEvaluator, list: &[Position], n: usize, seed: u64) -> Vec<Position> {
-    let mut all: Vec<Position> = list
-        .iter()
-        .filter(|p| ev.exact(p).is_none())
-        .copied()
-        .collect();
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    all.shuffle(&mut rng);
-    all.truncate(n);
-    all
+    let known = |p: &&Position| ev.exact(p).is_none();
+    first_of_shuffled(list.iter().filter(known).copied().collect(), n, seed)
 }
 
 /// For each of `positions`, in parallel and in order: a roll drawn from
