@@ -359,8 +359,8 @@ mod tests {
     #[test]
     fn cubeful_trials_play_by_the_cube_and_cubeless_ones_do_not() {
         // 5-point match, a real position where the cube changes the play:
-        // with 42 the cubeful best is 24/22 13/9*, the cubeless (dead-cube
-        // EMG) best 13/9* 6/4. Trial after trial, a cubeful rollout
+        // with 62 the cubeful best is 24/18 10/8 (by 0.062 EMG), the
+        // cubeless (dead-cube EMG) best the gammonish 10/4* 6/4 (by 0.022). Trial after trial, a cubeful rollout
         // truncated after one play must reach the cubeful play's board on
         // that roll, as `hint` ranks it, and a cubeless one the other.
         use crate::cube::decision::{rank_plays, PlayEquity};
@@ -369,9 +369,9 @@ mod tests {
         let bytes = include_bytes!("../../../weights/sheshbesh.weights");
         let ev = NetEvaluator::from_weights(&crate::evaluation::weights::decode(bytes).unwrap())
             .unwrap();
-        let pos = position_id::decode("4Ls3IACMd4OAIQ").unwrap();
-        let state = match_id::decode("cAmqAAAACAAE").unwrap();
-        let dice = Dice::new(4, 2).unwrap();
+        let pos = position_id::decode("sGfwAQXgc+JBIA").unwrap();
+        let state = match_id::decode("MAGrADAAEAAE").unwrap();
+        let dice = Dice::new(6, 2).unwrap();
         let best = |equity| {
             rank_plays(&ev, &pos, dice, &state, 0, equity).unwrap()[0]
                 .candidate
