@@ -397,11 +397,12 @@ pub fn match_decision(
     life: CubeLife,
 ) -> Result<CubeDecision, MetError> {
     met.mwc(score)?;
-    let m = cube_mwc(met, score, cube, owner, p, life);
+    // One solver for the equities and the points: they share its levels.
+    let mut solver = Solver::new(met, Shares::of(p), life);
+    let m = solver.cube_mwc(score, cube, owner, p.win());
     let emg = |v: f32| emg_of(met, score, cube, v);
     let (nd, dt, dp) = (m.no_double, m.double_take, m.double_pass);
     let (access, may) = cube_access(score, cube, owner);
-    let mut solver = Solver::new(met, Shares::of(p), life);
     let (tp_p, _, cp_p, _) = solver.ends(score, cube, owner);
     let action = match_action(nd, dt, dp, access, may);
     Ok(CubeDecision {
