@@ -213,6 +213,11 @@ pub struct ExpertArgs {
     /// --positions of them in an order set by its seed.
     #[arg(long)]
     pub sample: Option<PathBuf>,
+    /// Label the boards --sample's positions lead to after this many turns
+    /// of the nets' own play (the best 0-ply play of a random roll) instead
+    /// of the positions themselves: new boards near real play's.
+    #[arg(long, default_value_t = 0, requires = "sample")]
+    pub sample_walk: u32,
     /// Seed of the samples and rolls.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -630,7 +635,10 @@ impl ExpertArgs {
     pub fn job(&self, rounds: u64, command: String) -> Result<ExpertJob> {
         let sample = match &self.sample {
             None => SampleSource::SelfPlay { explore: 0.1 },
-            Some(path) => SampleSource::Listed(read_sample(path)?),
+            Some(path) => SampleSource::Listed {
+                boards: read_sample(path)?,
+                walk: self.sample_walk,
+            },
         };
         Ok(ExpertJob {
             checkpoint: self.out.checkpoint.clone(),

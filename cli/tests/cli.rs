@@ -480,8 +480,8 @@ fn a_tiny_training_run_writes_weights_that_load() {
     );
     std::fs::write(&sample, text).unwrap();
     let sampled = dir.join("sampled");
-    let by_sample = |file: &std::path::Path| {
-        sheshbesh(&[
+    let by_sample = |file: &std::path::Path, cache: &std::path::Path, extra: &[&str]| {
+        let mut args = vec![
             "train",
             "expert",
             "--checkpoint",
@@ -497,32 +497,40 @@ fn a_tiny_training_run_writes_weights_that_load() {
             "--check-pairs",
             "1",
             "--cache",
-            sampled.to_str().unwrap(),
+            cache.to_str().unwrap(),
             "--sample",
             file.to_str().unwrap(),
             "--quiet",
-        ])
+        ];
+        args.extend_from_slice(extra);
+        sheshbesh(&args)
     };
-    let (code, _, err) = by_sample(&sample);
+    // The boards a run labelled (sorted Position IDs), read from its cache.
+    let labelled_in = |cache: &std::path::Path| {
+        let file = std::fs::read_dir(cache).unwrap().next().unwrap().unwrap();
+        let text = std::fs::read_to_string(file.path()).unwrap();
+        let mut ids: Vec<String> = text
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| l.split(' ').next().unwrap().to_string())
+            .collect();
+        ids.sort();
+        ids
+    };
+    let (code, _, err) = by_sample(&sample, &sampled, &[]);
     assert_eq!(code, 0, "{err}");
-    let file = std::fs::read_dir(&sampled)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap();
-    let labelled = std::fs::read_to_string(file.path()).unwrap();
-    let ids: Vec<&str> = labelled
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .map(|l| l.split(' ').next().unwrap())
-        .collect();
-    let mut sorted = ids.clone();
-    sorted.sort();
     let mut want = listed.to_vec();
     want.sort();
-    assert_eq!(sorted, want, "{labelled}");
+    assert_eq!(labelled_in(&sampled), want);
+    // `--sample-walk 1` labels the boards one turn on from them instead.
+    let walked = dir.join("walked");
+    let (code, _, err) = by_sample(&sample, &walked, &["--sample-walk", "1"]);
+    assert_eq!(code, 0, "{err}");
+    let boards = labelled_in(&walked);
+    assert_eq!(boards.len(), 3);
+    assert_ne!(boards, want);
     std::fs::write(&sample, "4HPwATDgc/ABMA\n\nnot-an-id\n").unwrap();
-    let (code, _, err) = by_sample(&sample);
+    let (code, _, err) = by_sample(&sample, &sampled, &[]);
     assert_ne!(code, 0);
     assert!(err.contains("line 3"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");

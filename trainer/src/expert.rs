@@ -59,7 +59,15 @@ pub enum SampleSource {
     /// A given list (positions of real play, say: self-play never reaches
     /// many of the positions people do). Each round draws `positions` of
     /// them in an order set by its seed; those a database knows are dropped.
-    Listed(Vec<Position>),
+    Listed {
+        /// The listed positions.
+        boards: Vec<Position>,
+        /// Turns the teacher plays on from each listed position (its best
+        /// 0-ply play of a random roll) before it is labelled: 0 labels the
+        /// list itself; more labels new boards near it, so a list can
+        /// teach more than its own positions.
+        walk: u32,
+    },
 }
 
 /// Settings of an expert-iteration round.
@@ -271,7 +279,10 @@ impl<'a> RoundLabels<'a> {
     pub fn new(teacher: &'a NetEvaluator, cfg: &'a ExpertConfig, seed: u64) -> Self {
         let mut positions = match &cfg.sample {
             SampleSource::SelfPlay { explore } => sample(teacher, cfg.positions, *explore, seed),
-            SampleSource::Listed(list) => labels::drawn(teacher, list, cfg.positions, seed),
+            SampleSource::Listed { boards, walk } => {
+                let walked = labels::walked(teacher, boards, *walk, seed);
+                labels::drawn(teacher, &walked, cfg.positions, seed)
+            }
         };
         if let Some(phase) = cfg.phase {
             positions.retain(|p| Phase::of(p) == phase);

@@ -82,6 +82,41 @@ fn first_of_shuffled(mut all: Vec<Position>, n: usize, seed: u64) -> Vec<Positio
     all
 }
 
+/// Each of `list` after `turns` turns of `ev`'s own play (the best 0-ply
+/// play of a roll drawn from `seed` and the position's index), in order;
+/// a game that ends on the way gives nothing. Real play's neighbourhood:
+/// the boards its positions lead to on other rolls.
+pub fn walked(ev: &NetEvaluator, list: &[Position], turns: u32, seed: u64) -> Vec<Position> {
+    if turns == 0 {
+        return list.to_vec();
+    }
+    list.par_iter()
+        .enumerate()
+        .map_init(
+            || (MoveList::new(), Vec::new()),
+            |(moves, values), (i, start)| {
+                let mut rng = Xoshiro256PlusPlus::seed_from_u64(
+                    seed ^ 0x5741_4C4B ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                );
+                let mut pos = *start;
+                for _ in 0..turns {
+                    generate(&pos, roll(&mut rng), moves);
+                    candidate_values(ev, moves.as_slice(), values);
+                    let best = (0..values.len())
+                        .max_by(|&a, &b| values[a].equity().total_cmp(&values[b].equity()))?;
+                    let after = moves.as_slice()[best].position;
+                    if after.me.off() == 15 {
+                        return None;
+                    }
+                    pos = after.swapped();
+                }
+                Some(pos)
+            },
+        )
+        .flatten()
+        .collect()
+}
+
 /// `n` of `list` (all of them if it holds fewer), in an order set by
 /// `seed`, without those a database knows: the sample of a round whose
 /// positions are given.
@@ -457,6 +492,34 @@ mod tests {
             assert!(err.contains("line 3") && err.contains(why), "{bad}: {err}");
         }
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_walk_plays_one_roll_a_turn_and_drops_the_games_it_ends() {
+        let ev = crate::train::fresh(3, 32, 32, Layout::V2);
+        let start = Position::start();
+        let mut last = [0u8; 24];
+        last[0] = 1;
+        let mut home = [0u8; 24];
+        home[5] = 15;
+        let ending = Position::from_sides(&last, 0, &home, 0).unwrap();
+        let list = vec![start; 200];
+        assert_eq!(walked(&ev, &list, 0, 5), list);
+        let once = walked(&ev, &list, 1, 5);
+        assert_eq!(once.len(), 200);
+        for p in &once {
+            // The opponent is on roll; the side that moved spent one roll.
+            let spent = 167 - p.opp.pips();
+            assert!((3..=24).contains(&spent) && p.me.pips() == 167, "{spent}");
+        }
+        assert!(once.windows(2).any(|w| w[0] != w[1]), "every roll the same");
+        assert_eq!(walked(&ev, &list, 1, 5), once);
+        assert_ne!(walked(&ev, &list, 1, 6), once);
+        // Two turns: both sides have moved; a game that ends is dropped.
+        assert!(walked(&ev, &list, 2, 5)
+            .iter()
+            .all(|p| p.me != start.me && p.opp != start.opp));
+        assert_eq!(walked(&ev, &[ending, start], 1, 5).len(), 1);
     }
 
     #[test]
