@@ -30,8 +30,15 @@ the same decisions take seconds.
 `--files "data/heldout/*.mat"` measures on 50 held-out matches chosen by
 rule, which no net or setting was chosen on (`data/heldout/SOURCES.txt`).
 
+`--by-kind` also splits each row's cost by kind of position, as the
+trainer's `--class` tells them (`trainer/src/classes.rs`): races (no
+contact), blitzes (a side on the bar against four closed home points, or
+two on the bar against three), holding games (a side holding two or more
+points of the other's home board) and the other contact positions. It
+reads boards with gnubg-nn (`pip install gnubg-nn`).
+
 Usage: python3 benches/match_cube_gnubg.py [--files GLOB] [--limit N]
-    [--weights FILE ...] [--json] [--dump FILE] [--cache FILE]
+    [--weights FILE ...] [--json] [--dump FILE] [--cache FILE] [--by-kind]
 """
 import argparse
 import glob
@@ -115,6 +122,35 @@ def cached_eval(keys, ply, cache):
     return {k: cache[f"{ply} {k}"] for k in keys if cache[f"{ply} {k}"] is not None}
 
 
+KINDS = ("race", "blitz", "two anchors", "other contact")
+
+
+def kind(position_id):
+    """The kind of a position (one of KINDS), by the trainer's classes."""
+    import gnubg_nn
+    # Each side's checkers from its own side: index 0..23 its points 1..24, 24 its bar.
+    opp, me = gnubg_nn.board_from_position_id(position_id)
+
+    def back(side):
+        return max((i for i in range(25) if side[i]), default=-1)
+
+    if back(me) + back(opp) <= 23:
+        return "race"
+
+    def closed(side):
+        return sum(1 for i in range(6) if side[i] >= 2)
+
+    def blitzes(attacker, defender):
+        c = closed(attacker)
+        return (defender[24] >= 1 and c >= 4) or (defender[24] >= 2 and c >= 3)
+
+    if blitzes(me, opp) or blitzes(opp, me):
+        return "blitz"
+    if any(sum(1 for i in range(18, 24) if side[i] >= 2) >= 2 for side in (me, opp)):
+        return "two anchors"
+    return "other contact"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -125,6 +161,8 @@ def main():
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--dump", help="write every decision's judge and answers to this JSON file")
     ap.add_argument("--cache", help="keep gnubg's evaluations in this JSON file and reuse them")
+    ap.add_argument("--by-kind", action="store_true",
+                    help="split each row's cost by kind of position (needs gnubg-nn)")
     a = ap.parse_args()
     cache = {}
     if a.cache and os.path.exists(a.cache):
@@ -152,9 +190,17 @@ def main():
             answers = ours(["cube", "--ply", str(ply), "--json", "--weights", w], close)
             judges[f"{os.path.basename(w)} {ply}-ply"] = dict(zip(close, answers))
     summary = {"files": len(files), "turns": len(keys), "close": len(close)}
+    kinds = {k: kind(k.split(":")[0]) for k in close} if a.by_kind else {}
     for name, answers in judges.items():
         rows = [(ref[k], answers[k]) for k in close if k in answers and "action" in answers[k]]
         n = len(rows)
+        if a.by_kind:
+            summary.setdefault("by_kind", {})[name] = {
+                t: {"decisions": sum(1 for k in close if k in answers and kinds[k] == t),
+                    "cost_emg": round(sum(cost(ref[k], answers[k]["action"]) for k in close
+                                          if k in answers and "action" in answers[k]
+                                          and kinds[k] == t), 3)}
+                for t in KINDS}
         agree = sum(agrees(r["action"], o["action"]) for r, o in rows)
         summary[name] = {
             "decisions": n,
@@ -180,6 +226,16 @@ def main():
         print(f"{name:<{max(12, *map(len, judges))}} agrees {100 * s['agree']:.1f}% of {s['decisions']}, "
               f"cost {s['cost_memg']:.1f} mEMG per decision, "
               f"equities {s['equity_difference']:.3f} from gnubg 2-ply's")
+    if a.by_kind:
+        print("cost by kind, EMG in all (mEMG a decision):")
+        print(f"{'':<{max(12, *map(len, judges))}} " + "  ".join(f"{t:>20}" for t in KINDS))
+        for name in judges:
+            cells = []
+            for t in KINDS:
+                c = summary["by_kind"][name][t]
+                per = 1000 * c["cost_emg"] / max(c["decisions"], 1)
+                cells.append(f"{c['cost_emg']:>7.3f} ({per:4.1f}) n={c['decisions']:<3}")
+            print(f"{name:<{max(12, *map(len, judges))}} " + "  ".join(f"{c:>20}" for c in cells))
 
 
 if __name__ == "__main__":
