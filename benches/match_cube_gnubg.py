@@ -192,14 +192,14 @@ def main():
     summary = {"files": len(files), "turns": len(keys), "close": len(close)}
     kinds = {k: kind(k.split(":")[0]) for k in close} if a.by_kind else {}
     for name, answers in judges.items():
-        rows = [(ref[k], answers[k]) for k in close if k in answers and "action" in answers[k]]
+        answered = [k for k in close if k in answers and "action" in answers[k]]
+        rows = [(ref[k], answers[k]) for k in answered]
         n = len(rows)
         if a.by_kind:
+            costs = [(kinds[k], cost(ref[k], answers[k]["action"])) for k in answered]
             summary.setdefault("by_kind", {})[name] = {
-                t: {"decisions": sum(1 for k in close if k in answers and kinds[k] == t),
-                    "cost_emg": round(sum(cost(ref[k], answers[k]["action"]) for k in close
-                                          if k in answers and "action" in answers[k]
-                                          and kinds[k] == t), 3)}
+                t: {"decisions": sum(1 for kk, _ in costs if kk == t),
+                    "cost_emg": round(sum(c for kk, c in costs if kk == t), 3)}
                 for t in KINDS}
         agree = sum(agrees(r["action"], o["action"]) for r, o in rows)
         summary[name] = {

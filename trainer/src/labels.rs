@@ -14,7 +14,9 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
-use sheshbesh_engine::evaluation::evaluator::{candidate_values, Evaluator, NetEvaluator, Phase};
+use sheshbesh_engine::evaluation::evaluator::{
+    best_candidate, candidate_values, Evaluator, NetEvaluator, Phase,
+};
 use sheshbesh_engine::formats::files::write_atomic;
 use sheshbesh_engine::rules::movegen::{generate, MoveList};
 use sheshbesh_engine::search::ply::{shortlist, MoveFilter, Ply};
@@ -101,9 +103,10 @@ pub fn walked(ev: &NetEvaluator, list: &[Position], turns: u32, seed: u64) -> Ve
                 let mut pos = *start;
                 for _ in 0..turns {
                     generate(&pos, roll(&mut rng), moves);
-                    candidate_values(ev, moves.as_slice(), values);
-                    let best = (0..values.len())
-                        .max_by(|&a, &b| values[a].equity().total_cmp(&values[b].equity()))?;
+                    if moves.as_slice().is_empty() {
+                        return None;
+                    }
+                    let (best, _) = best_candidate(ev, moves.as_slice(), values);
                     let after = moves.as_slice()[best].position;
                     if after.me.off() == 15 {
                         return None;
