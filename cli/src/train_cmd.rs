@@ -183,6 +183,12 @@ pub struct ExpertArgs {
     /// outputs (keeps their values where the choices were right).
     #[arg(long, default_value_t = 1.0, value_parser = crate::args::non_negative)]
     pub anchor: f32,
+    /// Anchor the decision fit to the checkpoint's own 0-ply outputs as
+    /// the fit starts, not the labelling net's kept in the labels: for
+    /// decisions fitted after the checkpoint has moved (calibrated to
+    /// rollouts, say), whose stored anchors would pull it back.
+    #[arg(long)]
+    pub reanchor: bool,
     /// Label with this weights file's search instead of the checkpoint's
     /// own (e.g. an ensemble teaching a single net).
     #[arg(long)]
@@ -235,7 +241,8 @@ pub struct CalibrateArgs {
     /// (a stopped run resumes) and reused when it exists.
     #[arg(long)]
     pub labels: PathBuf,
-    /// Positions sampled from self-play (before keeping --phase's).
+    /// Positions sampled from self-play or --sample (before keeping
+    /// --phase's).
     #[arg(long, default_value_t = 10_000, value_parser = crate::args::count_usize)]
     pub positions: usize,
     /// Rollout trials per position (cubeless, 0-ply, to the end).
@@ -247,6 +254,16 @@ pub struct CalibrateArgs {
     /// Which sampled positions are rolled out.
     #[arg(long, value_enum, default_value = "all")]
     pub class: ClassArg,
+    /// Roll out these positions instead of self-play's (real play's,
+    /// whose chances the net's own games do not teach): a file with one
+    /// position a line as --sample of `train expert` reads it, drawn
+    /// --positions at a time in an order set by --seed.
+    #[arg(long)]
+    pub sample: Option<PathBuf>,
+    /// Roll out the boards --sample's positions lead to after this many
+    /// turns of the net's own play instead of the positions themselves.
+    #[arg(long, default_value_t = 0, requires = "sample")]
+    pub sample_walk: u32,
     /// What is fitted to the rollouts: `outputs` (each output's logit
     /// rescaled, the hidden layers kept) or `net` (the whole net, with
     /// --anchors times as many other positions held at its own values).
@@ -512,6 +529,7 @@ fn expert(a: ExpertArgs, command: String) -> Result<()> {
 
 fn calibrate(a: CalibrateArgs, command: String) -> Result<()> {
     let cfg = CalibrateConfig {
+        sample: sample_source(a.sample.as_deref(), a.sample_walk)?,
         positions: a.positions,
         trials: a.trials,
         phase: a.phase.into(),
@@ -633,13 +651,10 @@ impl ExpertArgs {
     /// rounds, recorded in the checkpoint as `command`. Fails on a
     /// `--sample` file it cannot read, naming the line.
     pub fn job(&self, rounds: u64, command: String) -> Result<ExpertJob> {
-        let sample = match &self.sample {
-            None => SampleSource::SelfPlay { explore: 0.1 },
-            Some(path) => SampleSource::Listed {
-                boards: read_sample(path)?,
-                walk: self.sample_walk,
-            },
-        };
+        if self.reanchor && !matches!(self.labels, LabelSource::Decisions { .. }) {
+            bail!("--reanchor is for decision labels (--labels decisions:K or disputed:K)");
+        }
+        let sample = sample_source(self.sample.as_deref(), self.sample_walk)?;
         Ok(ExpertJob {
             checkpoint: self.out.checkpoint.clone(),
             seed: self.seed,
@@ -662,9 +677,22 @@ impl ExpertArgs {
                 anchor: self.anchor,
                 phase: self.phase.map(Phase::from),
                 class: self.class.into(),
+                reanchor: self.reanchor,
             },
         })
     }
+}
+
+/// Where `--sample FILE --sample-walk N` say positions come from:
+/// self-play without a file.
+fn sample_source(sample: Option<&std::path::Path>, walk: u32) -> Result<SampleSource> {
+    Ok(match sample {
+        None => SampleSource::SelfPlay { explore: 0.1 },
+        Some(path) => SampleSource::Listed {
+            boards: read_sample(path)?,
+            walk,
+        },
+    })
 }
 
 /// The positions of a `--sample` file.

@@ -539,7 +539,7 @@ fn a_tiny_training_run_writes_weights_that_load() {
     // second run reads the same labels back and finds the saved net where
     // the first left it.
     let labels = dir.join("calibration.labels");
-    let calibrate = |extra: &[&str]| {
+    let calibrate_to = |labels: &std::path::Path, extra: &[&str]| {
         let mut args = vec![
             "train",
             "calibrate",
@@ -556,6 +556,7 @@ fn a_tiny_training_run_writes_weights_that_load() {
         args.extend_from_slice(extra);
         sheshbesh(&args)
     };
+    let calibrate = |extra: &[&str]| calibrate_to(&labels, extra);
     let (code, out, err) = calibrate(&[]);
     assert_eq!(code, 0, "{err}");
     let c = json_of(&out);
@@ -585,10 +586,36 @@ fn a_tiny_training_run_writes_weights_that_load() {
     let record = std::fs::read(&ck).unwrap();
     let text = String::from_utf8_lossy(&record);
     assert_eq!(text.matches("train calibrate").count(), 3);
+    // `--sample FILE` rolls out the listed positions, not self-play's.
+    std::fs::write(&sample, listed.join("\n")).unwrap();
+    let real = dir.join("real.labels");
+    let by_list = ["--sample", sample.to_str().unwrap()];
+    let (code, _, err) = calibrate_to(&real, &by_list);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&real).unwrap();
+    let mut rolled: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split(' ').next().unwrap())
+        .collect();
+    rolled.sort();
+    let mut want = listed.to_vec();
+    want.sort();
+    assert_eq!(rolled, want);
+    std::fs::write(&sample, "4HPwATDgc/ABMA\nnot-an-id\n").unwrap();
+    std::fs::remove_file(&real).unwrap();
+    let (code, _, err) = calibrate_to(&real, &by_list);
+    assert_ne!(code, 0);
+    assert!(err.contains("line 2"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
     // Impossible combinations are refused by the parser, naming the flag.
     let (code, _, err) = sheshbesh(&["train", "calibrate", "--labels", "x", "--anchors", "1000"]);
     assert_eq!(code, 2);
     assert!(err.contains("--anchors"), "{err}");
+    let (code, _, err) = sheshbesh(&["train", "expert", "--labels", "search", "--reanchor"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--reanchor is for decision labels"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
     let (code, _, err) = sheshbesh(&["train", "expert", "--labels", "rollouts:5"]);
     assert_eq!(code, 2);
     assert!(err.contains("--labels"), "{err}");
@@ -1252,9 +1279,9 @@ fn hint_ranks_plays_by_the_match_score() {
 #[test]
 fn plays_that_all_leave_a_cash_rank_by_cubeless_equity() {
     // A 5-point match at 0-0 (held-out match, gnubg 2-ply's choice
-    // bar/24 6/3*): after any 31 the opponent doubles us out at 0-ply, so
-    // every play is worth -1 cubeful. The one with the best cubeless
-    // chances still comes first, as gnubg breaks such ties.
+    // bar/24 6/3*): after most 31s the opponent doubles us out at 0-ply,
+    // so those plays are all worth -1 cubeful. Among them the better
+    // cubeless chances come first, as gnubg breaks such ties.
     let hint = |more: &[&str]| {
         let mut args = vec!["hint", "jPPEARSwr2AAXA:MIGlAAAAAAAE", "31", "--json"];
         args.extend(more);
@@ -1271,12 +1298,15 @@ fn plays_that_all_leave_a_cash_rank_by_cubeless_equity() {
         .map(|m| m["move"].to_string())
         .collect();
     assert!(tied.len() >= 3, "{cubeful}");
-    // The tied plays lead, in the order of their cubeless equities.
-    let first: Vec<String> = moves[..tied.len()]
+    // The tied plays stand together, after any play worth more, in the
+    // order of their cubeless equities.
+    let start = moves.iter().position(|m| equity(m) == -1.0).unwrap();
+    assert!(moves[..start].iter().all(|m| equity(m) > -1.0), "{cubeful}");
+    let together: Vec<String> = moves[start..start + tied.len()]
         .iter()
         .map(|m| m["move"].to_string())
         .collect();
-    assert_eq!(first, tied);
+    assert_eq!(together, tied);
     let by_cubeless: Vec<String> = cubeless["moves"]
         .as_array()
         .unwrap()

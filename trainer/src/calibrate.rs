@@ -31,13 +31,16 @@ use sheshbesh_engine::rollout::{rollout, RolloutSettings};
 use sheshbesh_engine::{Position, Probs};
 
 use crate::classes::PositionClass;
-use crate::expert::fit;
+use crate::expert::{fit, SampleSource};
 use crate::labels::{held_out_split, label_in_pieces, load_examples, sample, Example, Shard};
 
 /// Settings of a calibration.
 #[derive(Clone, Debug)]
 pub struct CalibrateConfig {
-    /// Positions sampled from self-play (before keeping one phase's).
+    /// Where the positions come from: the net's self-play, or a list (real
+    /// play's positions, whose chances the net's own games do not teach).
+    pub sample: SampleSource,
+    /// Positions sampled (before keeping one phase's).
     pub positions: usize,
     /// Rollout trials per position (full, cubeless, 0-ply, luck-adjusted).
     pub trials: u32,
@@ -125,10 +128,11 @@ pub struct Calibration {
     pub after: [OutputFit; OUTPUTS],
 }
 
-/// The sample a calibration labels: self-play positions of `cfg.phase`
-/// and `cfg.class`.
+/// The sample a calibration labels: positions of `cfg.sample` of
+/// `cfg.phase` and `cfg.class`.
 pub fn positions(ev: &NetEvaluator, cfg: &CalibrateConfig) -> Vec<Position> {
-    sample(ev, cfg.positions, 0.1, cfg.seed)
+    cfg.sample
+        .draw(ev, cfg.positions, cfg.seed)
         .into_iter()
         .filter(|p| Phase::of(p) == cfg.phase && cfg.class.holds(p))
         .collect()
@@ -443,6 +447,35 @@ mod tests {
     }
 
     #[test]
+    fn a_listed_sample_rolls_out_its_own_positions_of_the_phase() {
+        use sheshbesh_engine::evaluation::inputs::Layout;
+        let ev = crate::train::fresh(5, 32, 32, Layout::V3);
+        let list = sample(&ev, 300, 0.1, 9);
+        let cfg = |walk| CalibrateConfig {
+            sample: SampleSource::Listed {
+                boards: list.clone(),
+                walk,
+            },
+            positions: 120,
+            trials: 1,
+            phase: Phase::Contact,
+            class: PositionClass::All,
+            fit: CalibrationFit::Outputs,
+            seed: 4,
+            shard: Shard::ALL,
+        };
+        // Drawn from the list, contact only, no more than asked for.
+        let drawn = positions(&ev, &cfg(0));
+        assert!(!drawn.is_empty() && drawn.len() <= 120);
+        assert!(drawn.iter().all(|p| list.contains(p)));
+        assert!(drawn.iter().all(|p| Phase::of(p) == Phase::Contact));
+        assert_eq!(drawn, positions(&ev, &cfg(0)), "the seed sets the draw");
+        // A walk rolls out boards the list leads to, not the list's own.
+        let walked = positions(&ev, &cfg(1));
+        assert!(walked.iter().filter(|p| !list.contains(p)).count() > walked.len() / 2);
+    }
+
+    #[test]
     fn a_calibrated_net_gives_the_calibrated_chances() {
         use sheshbesh_engine::evaluation::inputs::Layout;
         let mut ev = crate::train::fresh(5, 32, 32, Layout::V3);
@@ -464,6 +497,7 @@ mod tests {
             .collect();
         assert!(examples.len() > 50);
         let cfg = CalibrateConfig {
+            sample: SampleSource::SelfPlay { explore: 0.1 },
             positions: 0,
             trials: 1,
             phase: Phase::Contact,

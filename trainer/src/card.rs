@@ -90,6 +90,10 @@ pub fn facts(bytes: &[u8]) -> Result<String> {
                 PositionClass::Blitz => "blitzes",
                 PositionClass::TwoAnchors => "two-anchor positions",
             };
+            let class = match listed_sample(&c.command) {
+                Some(file) => format!("{class} of `{file}`"),
+                None => class.to_string(),
+            };
             let fit = match c.fit {
                 CalibrationFit::Outputs => "each output rescaled".to_string(),
                 CalibrationFit::Net {
@@ -142,10 +146,37 @@ pub fn facts(bytes: &[u8]) -> Result<String> {
     Ok(s)
 }
 
+/// The `--sample FILE` a command rolled out or labelled, if any (the
+/// record keeps the command, and the file names the positions).
+fn listed_sample(command: &str) -> Option<&str> {
+    let mut words = command.split_whitespace();
+    while let Some(w) = words.next() {
+        if w == "--sample" {
+            return words.next();
+        }
+        if let Some(file) = w.strip_prefix("--sample=") {
+            return Some(file);
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::path::PathBuf;
+
+    #[test]
+    fn a_listed_sample_is_read_off_the_command() {
+        let c = "sheshbesh train calibrate --sample real-play.ids --seed 3";
+        assert_eq!(listed_sample(c), Some("real-play.ids"));
+        assert_eq!(
+            listed_sample("train calibrate --sample=y.ids"),
+            Some("y.ids")
+        );
+        assert_eq!(listed_sample("train calibrate --sample-walk 1"), None);
+        assert_eq!(listed_sample("train calibrate --seed 3"), None);
+    }
 
     #[test]
     fn numbers_are_grouped_by_thousands() {

@@ -125,6 +125,17 @@ fn known_value(ev: &NetEvaluator, after: &Position) -> Option<f32> {
         .or_else(|| ev.exact(&after.swapped()).map(|p| -p.equity()))
 }
 
+/// Sets each choice's anchor to `ev`'s own 0-ply outputs of its board,
+/// so that a fit holds `ev`'s values instead of the labelling net's.
+pub fn reanchor(ev: &NetEvaluator, labels: &mut [DecisionLabel]) {
+    use rayon::prelude::*;
+    labels.par_iter_mut().for_each(|d| {
+        for c in d.choices.iter_mut().filter(|c| c.fixed.is_none()) {
+            c.anchor = ev.eval(&c.next);
+        }
+    });
+}
+
 /// Settings of a decision fit.
 #[derive(Clone, Copy, Debug)]
 pub struct DecisionFit {
@@ -399,6 +410,31 @@ mod tests {
             assert!((0..d.choices.len()).all(|k| d.regret(k) >= 0.0));
             assert!((0..d.choices.len()).any(|k| d.regret(k) == 0.0));
         }
+    }
+
+    #[test]
+    fn reanchored_decisions_hold_the_fitted_nets_values() {
+        // Labelled by one net, reanchored to another: every anchor is the
+        // other's 0-ply value of its board, everything else as labelled.
+        let labeller = crate::train::fresh(3, 32, 32, Layout::V2);
+        let other = crate::train::fresh(4, 32, 32, Layout::V2);
+        let labelled = decisions(&labeller);
+        let mut moved = labelled.clone();
+        reanchor(&other, &mut moved);
+        let mut changed = 0;
+        for (d, m) in labelled.iter().zip(&moved) {
+            for (c, n) in d.choices.iter().zip(&m.choices) {
+                assert_eq!((c.next, c.fixed, c.search), (n.next, n.fixed, n.search));
+                match c.fixed {
+                    Some(_) => assert_eq!(n.anchor, c.anchor),
+                    None => {
+                        assert_eq!(n.anchor, other.eval(&n.next));
+                        changed += usize::from(n.anchor != c.anchor);
+                    }
+                }
+            }
+        }
+        assert!(changed > 0);
     }
 
     #[test]

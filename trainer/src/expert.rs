@@ -70,6 +70,20 @@ pub enum SampleSource {
     },
 }
 
+impl SampleSource {
+    /// `n` positions of this source, played by `ev` (self-play, or the
+    /// walks from the list) and drawn in an order set by `seed`.
+    pub fn draw(&self, ev: &NetEvaluator, n: usize, seed: u64) -> Vec<Position> {
+        match self {
+            SampleSource::SelfPlay { explore } => sample(ev, n, *explore, seed),
+            SampleSource::Listed { boards, walk } => {
+                let walked = labels::walked(ev, boards, *walk, seed);
+                labels::drawn(ev, &walked, n, seed)
+            }
+        }
+    }
+}
+
 /// Settings of an expert-iteration round.
 #[derive(Clone, Debug)]
 pub struct ExpertConfig {
@@ -110,6 +124,12 @@ pub struct ExpertConfig {
     /// Label only the sampled positions of this class (holding games,
     /// say): the search is spent where the net chooses worst.
     pub class: PositionClass,
+    /// Anchor a decision fit to the nets being fitted (their 0-ply outputs
+    /// as the fit starts) rather than to the labelling net's outputs kept
+    /// in the labels: for labels fitted after the nets have moved (a
+    /// calibration to rollouts, say), which the stored anchors would pull
+    /// back.
+    pub reanchor: bool,
 }
 
 /// Fits the nets to labelled examples: `epochs` passes at a learning rate
@@ -217,6 +237,9 @@ pub fn round(
                 // teaches the net of its plays' positions.
                 all.retain(|d| d.choices.iter().all(|c| Phase::of(&c.next) == phase));
             }
+            if cfg.reanchor {
+                decisions::reanchor(ev, &mut all);
+            }
             let fit = decisions::DecisionFit {
                 epochs: cfg.epochs,
                 alpha: (cfg.alpha, cfg.alpha_end),
@@ -277,13 +300,7 @@ pub struct RoundLabels<'a> {
 impl<'a> RoundLabels<'a> {
     /// Samples the round's positions.
     pub fn new(teacher: &'a NetEvaluator, cfg: &'a ExpertConfig, seed: u64) -> Self {
-        let mut positions = match &cfg.sample {
-            SampleSource::SelfPlay { explore } => sample(teacher, cfg.positions, *explore, seed),
-            SampleSource::Listed { boards, walk } => {
-                let walked = labels::walked(teacher, boards, *walk, seed);
-                labels::drawn(teacher, &walked, cfg.positions, seed)
-            }
-        };
+        let mut positions = cfg.sample.draw(teacher, cfg.positions, seed);
         if let Some(phase) = cfg.phase {
             positions.retain(|p| Phase::of(p) == phase);
         }
@@ -358,6 +375,7 @@ mod tests {
             shard: Shard::ALL,
             batch: 16,
             class: PositionClass::All,
+            reanchor: false,
             temperature: 0.02,
             anchor: 1.0,
             phase: None,

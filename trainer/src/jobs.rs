@@ -287,6 +287,7 @@ mod tests {
                 anchor: 1.0,
                 phase: None,
                 class: crate::classes::PositionClass::All,
+                reanchor: false,
             },
         }
     }
