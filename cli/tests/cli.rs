@@ -505,10 +505,9 @@ fn a_tiny_training_run_writes_weights_that_load() {
         args.extend_from_slice(extra);
         sheshbesh(&args)
     };
-    // The boards a run labelled (sorted Position IDs), read from its cache.
-    let labelled_in = |cache: &std::path::Path| {
-        let file = std::fs::read_dir(cache).unwrap().next().unwrap().unwrap();
-        let text = std::fs::read_to_string(file.path()).unwrap();
+    // The boards a label file holds (sorted Position IDs).
+    let ids_in = |file: &std::path::Path| {
+        let text = std::fs::read_to_string(file).unwrap();
         let mut ids: Vec<String> = text
             .lines()
             .filter(|l| !l.starts_with('#'))
@@ -516,6 +515,17 @@ fn a_tiny_training_run_writes_weights_that_load() {
             .collect();
         ids.sort();
         ids
+    };
+    // The boards a run labelled, read from its cache.
+    let labelled_in = |cache: &std::path::Path| {
+        ids_in(
+            &std::fs::read_dir(cache)
+                .unwrap()
+                .next()
+                .unwrap()
+                .unwrap()
+                .path(),
+        )
     };
     let (code, _, err) = by_sample(&sample, &sampled, &[]);
     assert_eq!(code, 0, "{err}");
@@ -592,16 +602,7 @@ fn a_tiny_training_run_writes_weights_that_load() {
     let by_list = ["--sample", sample.to_str().unwrap()];
     let (code, _, err) = calibrate_to(&real, &by_list);
     assert_eq!(code, 0, "{err}");
-    let text = std::fs::read_to_string(&real).unwrap();
-    let mut rolled: Vec<&str> = text
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .map(|l| l.split(' ').next().unwrap())
-        .collect();
-    rolled.sort();
-    let mut want = listed.to_vec();
-    want.sort();
-    assert_eq!(rolled, want);
+    assert_eq!(ids_in(&real), want);
     std::fs::write(&sample, "4HPwATDgc/ABMA\nnot-an-id\n").unwrap();
     std::fs::remove_file(&real).unwrap();
     let (code, _, err) = calibrate_to(&real, &by_list);
