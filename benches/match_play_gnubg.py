@@ -21,7 +21,13 @@ and the points hit), so notations of one play match: `24/18 13/11` =
 Usage:
   apt-get install gnubg && cargo build --release
   python3 benches/match_play_gnubg.py [--ply 0] [--judge-ply 2] [--limit 400]
-      [--binary target/release/sheshbesh] [--weights FILE ...] [FILES...]
+      [--binary target/release/sheshbesh] [--weights FILE ...] [--by-kind]
+      [FILES...]
+
+`--by-kind` also splits each row's cost by kind of position, as
+`match_cube_gnubg.py --by-kind` does (races, blitzes, holding games with
+two anchors, other contact; needs gnubg-nn), and by score: double match
+point, the Crawford game, after it, a side 2-away, and the rest.
 
 Each `--weights FILE` adds a row of that net's cubeful picks beside the
 shipped net's (a candidate net measured against the shipped one in one
@@ -31,6 +37,7 @@ candidate nets on the same decisions take seconds, not minutes.
 """
 
 import argparse
+import base64
 import json
 import os
 import re
@@ -69,6 +76,27 @@ def norm(play):
         delta[steps[0]] = delta.get(steps[0], 0) - times
         delta[steps[-1]] = delta.get(steps[-1], 0) + times
     return (tuple(sorted((k, v) for k, v in delta.items() if v)), tuple(sorted(hits)))
+
+
+SCORES = ("double match point", "Crawford game", "post-Crawford", "2-away", "other scores")
+
+
+def score_kind(match_id):
+    """The kind of score of a Match ID (one of SCORES), from the side on
+    roll: its fields are little-endian bit fields of the 9 bytes."""
+    bits = int.from_bytes(base64.b64decode(match_id), "little")
+
+    def field(start, width):
+        return (bits >> start) & ((1 << width) - 1)
+
+    turn, length = field(11, 1), field(21, 15)
+    scores = (field(36, 15), field(51, 15))
+    me, opp = length - scores[turn], length - scores[1 - turn]
+    if me == 1 and opp == 1:
+        return SCORES[0]
+    if min(me, opp) == 1:
+        return SCORES[1] if field(7, 1) else SCORES[2]
+    return SCORES[3] if min(me, opp) == 2 else SCORES[4]
 
 
 def decisions(binary, files, limit):
@@ -168,6 +196,8 @@ def main():
                     help="also rank with this weights file (repeatable)")
     ap.add_argument("--dump", help="write every decision's picks and costs to this JSON file")
     ap.add_argument("--cache", help="keep gnubg's answers in this JSON file and reuse them")
+    ap.add_argument("--by-kind", action="store_true",
+                    help="split each row's cost by kind of position and of score (needs gnubg-nn)")
     ap.add_argument("files", nargs="*")
     a = ap.parse_args()
     files = a.files or [os.path.join(MATCHES, f) for f in DEFAULT_FILES]
@@ -192,18 +222,38 @@ def main():
           f"judge gnubg {a.judge_ply}-ply answered {n}")
     width = max(26, *(len(name) for name in picks))
     print(f"{'player':<{width}} {'agrees':>14} {'mEMG/play':>10} {'unlisted':>9}")
+    groups = {}
+    if a.by_kind:
+        from match_cube_gnubg import KINDS, kind
+        groups = {g: [] for g in KINDS + SCORES}
+        for i, (p, m, _) in enumerate(pos):
+            groups[kind(p)].append(i)
+            groups[score_kind(m)].append(i)
+    split = {}
     for name, best in picks.items():
         agree, total, unlisted, k = 0, 0.0, 0, 0
-        for j, o in zip(judge, best):
+        costs = [None] * len(pos)
+        for i, (j, o) in enumerate(zip(judge, best)):
             if not j or o is None:
                 continue
             c, listed = cost(j, o)
+            costs[i] = c
             k += 1
             total += c
             agree += c <= 1e-9
             unlisted += not listed
         print(f"{name:<{width}} {agree:>5}/{k:<4} {100.0 * agree / max(k, 1):4.1f}% "
               f"{1000.0 * total / max(k, 1):>10.2f} {unlisted:>9}")
+        split[name] = {g: [costs[i] for i in idx if costs[i] is not None] for g, idx in groups.items()}
+    if a.by_kind:
+        print("cost by kind of position and of score, EMG in all (mEMG a play):")
+        print(f"{'':<20}" + "".join(f"{name[-26:]:>28}" for name in picks))
+        for g in groups:
+            cells = []
+            for name in picks:
+                c = split[name][g]
+                cells.append(f"{sum(c):7.2f} ({1000 * sum(c) / max(len(c), 1):5.2f}) n={len(c):<4}")
+            print(f"{g:<20}" + "".join(f"{c:>28}" for c in cells))
     if a.dump:
         rows = []
         for i, (p, m, d) in enumerate(pos):

@@ -447,6 +447,27 @@ mod tests {
     }
 
     #[test]
+    fn the_committed_holding_game_labels_read_back_and_are_real_holding_games() {
+        // Our rollouts of real play's holding games kept for later fits
+        // (data/labels/README.md): checksummed, each a holding game and a
+        // board of the sample they were drawn from.
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+        let examples =
+            load_examples(&Path::new(root).join("data/labels/holding-seed98.labels")).unwrap();
+        assert_eq!(examples.len(), 8663);
+        let sample =
+            std::fs::read_to_string(Path::new(root).join("data/samples/bglab-checker.ids"))
+                .unwrap();
+        let listed: std::collections::HashSet<&str> = sample.lines().collect();
+        for e in &examples {
+            assert!(PositionClass::TwoAnchors.holds(&e.position));
+            let id = sheshbesh_engine::formats::position_id::encode(&e.position);
+            assert!(listed.contains(id.as_str()), "{id}");
+            assert!(e.target.0.iter().all(|p| (0.0..=1.0).contains(p)));
+        }
+    }
+
+    #[test]
     fn a_listed_sample_rolls_out_its_own_positions_of_the_phase() {
         use sheshbesh_engine::evaluation::inputs::Layout;
         let ev = crate::train::fresh(5, 32, 32, Layout::V3);
