@@ -37,8 +37,14 @@ two on the bar against three), holding games (a side holding two or more
 points of the other's home board) and the other contact positions. It
 reads boards with gnubg-nn (`pip install gnubg-nn`).
 
+`--judge sage` prices the same decisions (gnubg 2-ply still says which
+are close) by Open Sage (`pip install bgsage`) at gnubg's 2-ply, its
+"3ply": a second judge with nets of its own. `--sage` adds Open Sage's
+0-ply (its "1ply") as a row.
+
 Usage: python3 benches/match_cube_gnubg.py [--files GLOB] [--limit N]
     [--weights FILE ...] [--json] [--dump FILE] [--cache FILE] [--by-kind]
+    [--judge gnubg|sage] [--sage]
 """
 import argparse
 import glob
@@ -122,6 +128,40 @@ def cached_eval(keys, ply, cache):
     return {k: cache[f"{ply} {k}"] for k in keys if cache[f"{ply} {k}"] is not None}
 
 
+def sage_action(nd, dt, dp, redouble):
+    """The proper action in gnubg's words from the doubler's three
+    equities, as `sheshbesh cube` words them (`match_action`)."""
+    d = "redouble" if redouble else "double"
+    if dt >= dp:
+        return f"Too good to {d}, pass" if nd > dp + 1e-4 else f"{d.capitalize()}, pass"
+    if nd >= dt:
+        return f"Too good to {d}, take" if nd > dp else f"No {d}, take"
+    return f"{d.capitalize()}, take"
+
+
+def sage_cube(keys, ply):
+    """Open Sage's cube analysis of each decision at gnubg's `ply`, as
+    `gnubg_eval` gives gnubg's: {nd, dt, dp, action}, equities in EMG."""
+    from match_play_gnubg import match_facts, need_sage
+
+    need_sage()
+    import bgsage
+    import gnubg_nn
+    from strength import Sage
+
+    analyzer = bgsage.create_analyzer(level=f"{ply + 1}ply", cubeful=True)
+    out = {}
+    for k in keys:
+        pid, mid = k.split(":")
+        cube, owner, me, opp, crawford = match_facts(mid)
+        r = analyzer.cube_action(Sage.to_sage(gnubg_nn.board_from_position_id(pid)),
+                                 cube_value=cube, cube_owner=owner, away1=me, away2=opp,
+                                 is_crawford=crawford and min(me, opp) == 1)
+        out[k] = {"nd": r.equity_nd, "dt": r.equity_dt, "dp": r.equity_dp,
+                  "action": sage_action(r.equity_nd, r.equity_dt, r.equity_dp, owner == "player")}
+    return out
+
+
 KINDS = ("race", "blitz", "two anchors", "other contact")
 
 
@@ -163,6 +203,9 @@ def main():
     ap.add_argument("--cache", help="keep gnubg's evaluations in this JSON file and reuse them")
     ap.add_argument("--by-kind", action="store_true",
                     help="split each row's cost by kind of position (needs gnubg-nn)")
+    ap.add_argument("--judge", choices=["gnubg", "sage"], default="gnubg",
+                    help="the judge: gnubg 1.07 or Open Sage (pip install bgsage)")
+    ap.add_argument("--sage", action="store_true", help="add Open Sage's 0-ply as a row")
     a = ap.parse_args()
     cache = {}
     if a.cache and os.path.exists(a.cache):
@@ -189,6 +232,12 @@ def main():
         for ply in (0, 2):
             answers = ours(["cube", "--ply", str(ply), "--json", "--weights", w], close)
             judges[f"{os.path.basename(w)} {ply}-ply"] = dict(zip(close, answers))
+    if a.sage:
+        judges["Open Sage 0-ply"] = {k: {"action": g["action"], "no_double": g["nd"],
+                                         "double_take": g["dt"]}
+                                     for k, g in sage_cube(close, 0).items()}
+    if a.judge == "sage":
+        ref = sage_cube(close, 2)
     summary = {"files": len(files), "turns": len(keys), "close": len(close)}
     kinds = {k: kind(k.split(":")[0]) for k in close} if a.by_kind else {}
     for name, answers in judges.items():
@@ -220,12 +269,13 @@ def main():
         print(json.dumps(summary))
         return
     print(f"{summary['files']} files, {summary['turns']} turns with the cube at the score, "
-          f"{summary['close']} close or actual by gnubg 2-ply")
+          f"{summary['close']} close or actual by gnubg 2-ply; judge "
+          f"{'gnubg' if a.judge == 'gnubg' else 'Open Sage'} 2-ply")
     for name in judges:
         s = summary[name]
         print(f"{name:<{max(12, *map(len, judges))}} agrees {100 * s['agree']:.1f}% of {s['decisions']}, "
               f"cost {s['cost_memg']:.1f} mEMG per decision, "
-              f"equities {s['equity_difference']:.3f} from gnubg 2-ply's")
+              f"equities {s['equity_difference']:.3f} from the judge's")
     if a.by_kind:
         print("cost by kind, EMG in all (mEMG a decision):")
         print(f"{'':<{max(12, *map(len, judges))}} " + "  ".join(f"{t:>20}" for t in KINDS))

@@ -21,6 +21,7 @@ and the points hit), so notations of one play match: `24/18 13/11` =
 Usage:
   apt-get install gnubg && cargo build --release
   python3 benches/match_play_gnubg.py [--ply 0] [--judge-ply 2] [--limit 400]
+      [--judge gnubg|sage] [--sage] [--gnubg-net]
       [--binary target/release/sheshbesh] [--weights FILE ...] [--by-kind]
       [FILES...]
 
@@ -29,10 +30,24 @@ Usage:
 two anchors, other contact; needs gnubg-nn), and by score: double match
 point, the Crawford game, after it, a side 2-away, and the rest.
 
+`--judge sage` makes Open Sage (`pip install bgsage`) the judge instead,
+at `--judge-ply` in gnubg's count (Sage's "3ply" is gnubg's 2-ply): a
+second referee with nets of its own, to tell what the plays cost from
+what gnubg 2-ply's partiality to gnubg's own net adds. Sage ranks every
+legal play; the plays the rows picked are valued at the full level
+whatever its filter keeps, and the rest at the level of the best play
+are listed.
+
+`--sage` adds a row of Open Sage's own picks at `--ply`; `--gnubg-net`
+a row of gnubg's net's 0-ply chances valued as `--cubeless` values ours
+(by the match equity table, the cube held dead): the same valuation
+with another net, to tell the net's part of a gap from the cube
+model's.
+
 Each `--weights FILE` adds a row of that net's cubeful picks beside the
 shipped net's (a candidate net measured against the shipped one in one
-run). `--cache FILE` keeps gnubg's answers (by ply, position, score and
-dice) and asks gnubg only for those it lacks, so later runs that measure
+run). `--cache FILE` keeps gnubg's and Sage's answers (by judge, ply,
+position, score and dice) and asks gnubg only for those it lacks, so later runs that measure
 candidate nets on the same decisions take seconds, not minutes.
 """
 
@@ -81,21 +96,30 @@ def norm(play):
 SCORES = ("double match point", "Crawford game", "post-Crawford", "2-away", "other scores")
 
 
-def score_kind(match_id):
-    """The kind of score of a Match ID (one of SCORES), from the side on
-    roll: its fields are little-endian bit fields of the 9 bytes."""
+def match_facts(match_id):
+    """Cube value, cube owner (in Sage's words), away counts of the side
+    on roll and of its opponent, and the Crawford flag of a Match ID (its
+    fields are little-endian bit fields of the 9 bytes)."""
     bits = int.from_bytes(base64.b64decode(match_id), "little")
 
     def field(start, width):
         return (bits >> start) & ((1 << width) - 1)
 
-    turn, length = field(11, 1), field(21, 15)
+    turn, length, owner = field(11, 1), field(21, 15), field(4, 2)
     scores = (field(36, 15), field(51, 15))
-    me, opp = length - scores[turn], length - scores[1 - turn]
+    owner = "centered" if owner == 3 else "player" if owner == turn else "opponent"
+    return (1 << field(0, 4), owner, length - scores[turn], length - scores[1 - turn],
+            bool(field(7, 1)))
+
+
+def score_kind(match_id):
+    """The kind of score of a Match ID (one of SCORES), from the side on
+    roll."""
+    _, _, me, opp, crawford = match_facts(match_id)
     if me == 1 and opp == 1:
         return SCORES[0]
     if min(me, opp) == 1:
-        return SCORES[1] if field(7, 1) else SCORES[2]
+        return SCORES[1] if crawford else SCORES[2]
     return SCORES[3] if min(me, opp) == 2 else SCORES[4]
 
 
@@ -174,6 +198,132 @@ def cost(judge, play):
     return judge[0][1] - (eq[norm(play)] if listed else judge[-1][1]), listed
 
 
+def ours_plays(binary, inputs):
+    """Every legal play of each decision, as ours lists them: a dict from
+    each play's effect (`norm`) to its notation and the Position ID after
+    it (the opponent on roll), or None where there was no answer."""
+    text = "\n".join(inputs) + "\n"
+    out = subprocess.run([binary, "hint", "--ply", "0", "--batch"], input=text,
+                         capture_output=True, text=True, check=True).stdout
+    plays = []
+    for line in out.splitlines():
+        v = json.loads(line)
+        plays.append({norm(m["move"]): (m["move"], m["position_id"]) for m in v["moves"]}
+                     if "moves" in v else None)
+    return plays
+
+
+_SAGE = {}
+
+
+def need_sage():
+    """Stops with one line when Open Sage is not installed."""
+    try:
+        import bgsage  # noqa: F401
+    except ImportError:
+        sys.exit("Open Sage is not installed: pip install bgsage")
+
+
+def sage_hint(job):
+    """Open Sage's ranked plays of one decision, in our notation: (play,
+    equity) best first, the forced plays and those valued at the best
+    play's level; None when Sage finds no legal play."""
+    from strength import Sage
+    import bgsage
+    import gnubg_nn
+
+    level, pos, mid, dice, plays, forced = job
+    if level not in _SAGE:
+        _SAGE[level] = bgsage.create_analyzer(level=level, cubeful=True)
+
+    def after(pid):
+        opp, me = gnubg_nn.board_from_position_id(pid)
+        return tuple(Sage.to_sage((me, opp)))
+
+    cube, owner, me, opp, crawford = match_facts(mid)
+    notation = {after(pid): move for move, pid in plays.values()}
+    r = _SAGE[level].checker_play(Sage.to_sage(gnubg_nn.board_from_position_id(pos)),
+                                  int(dice[0]), int(dice[1]), cube_value=cube, cube_owner=owner,
+                                  away1=me, away2=opp, is_crawford=crawford and min(me, opp) == 1,
+                                  force_boards=[list(after(plays[k][1])) for k in forced])
+    if not r.moves:
+        return None
+    top = r.moves[0].eval_level
+    forced_boards = {after(plays[k][1]) for k in forced}
+    return [(notation[tuple(m.board)], m.equity) for m in r.moves
+            if (m.eval_level == top or tuple(m.board) in forced_boards)
+            and tuple(m.board) in notation]
+
+
+def sage_hints(positions, ply, cache, plays, picks):
+    """Open Sage's judgement of each decision (see `sage_hint`) at gnubg's
+    `ply`, through `cache` as `cached_hints`; the plays in `picks` are
+    valued at the full level (a cached answer that lacks one is asked
+    again)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    keys = [f"sage{ply} {p}:{m} {d}" for p, m, d in positions]
+    jobs = []
+    for i, (p, m, d) in enumerate(positions):
+        if not plays[i]:
+            continue
+        forced = {norm(best[i]) for best in picks.values() if best[i]} & plays[i].keys()
+        if keys[i] in cache and (cache[keys[i]] is None
+                                 or forced <= {norm(play) for play, _ in cache[keys[i]]}):
+            continue
+        jobs.append((i, (f"{ply + 1}ply", p, m, d, plays[i], sorted(forced))))
+    with ProcessPoolExecutor(os.cpu_count()) as pool:
+        for (i, _), h in zip(jobs, pool.map(sage_hint, [j for _, j in jobs], chunksize=16)):
+            cache[keys[i]] = h
+    return [cache.get(k) for k in keys]
+
+
+def dead_cube_outcomes(met, match_id):
+    """The mover's MWC after each outcome of the game at this cube (win
+    1, 2, 3 times the cube, lose 1, 2, 3 times), from `sheshbesh met
+    --json`'s tables: the cube held dead, as `hint --cubeless` values."""
+    cube, _, me, opp, _ = match_facts(match_id)
+    pre, post = met["pre_crawford"], met["post_crawford"]
+    post_crawford = min(me, opp) == 1
+
+    def mwc(a, b):
+        if a <= 0 or b <= 0:
+            return 1.0 if a <= 0 else 0.0
+        if a == 1 and b == 1:
+            return 0.5
+        if min(a, b) == 1 and post_crawford:
+            return 1.0 - post[b - 1] if a == 1 else post[a - 1]
+        return pre[a - 1][b - 1]
+
+    return [mwc(me - k * cube, opp) for k in (1, 2, 3)] + \
+        [mwc(me, opp - k * cube) for k in (1, 2, 3)]
+
+
+def gnubg_net_best(binary, positions, plays):
+    """The play gnubg's net (gnubg-nn, 0-ply) values highest when its
+    chances are valued as ours are with `--cubeless`: a row that tells
+    the net's part from the cube model's."""
+    import gnubg_nn
+
+    met = json.loads(subprocess.run([binary, "met", "--json"], capture_output=True,
+                                    text=True, check=True).stdout)
+    best = []
+    for (_, mid, _), ps in zip(positions, plays):
+        if not ps:
+            best.append(None)
+            continue
+        a = dead_cube_outcomes(met, mid)
+
+        def value(pid):
+            # gnubg-nn's chances are the side on roll's: the opponent's.
+            w, wg, wbg, lg, lbg = gnubg_nn.probabilities(gnubg_nn.board_from_position_id(pid), 0)
+            return ((1 - w - lg) * a[0] + (lg - lbg) * a[1] + lbg * a[2]
+                    + (w - wg) * a[3] + (wg - wbg) * a[4] + wbg * a[5])
+
+        best.append(max(ps.values(), key=lambda m: value(m[1]))[0])
+    return best
+
+
 def ours_best(binary, inputs, ply, *flags):
     text = "\n".join(inputs) + "\n"
     out = subprocess.run([binary, "hint", "--ply", str(ply), "--batch", *flags], input=text,
@@ -190,23 +340,30 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ply", type=int, default=0)
     ap.add_argument("--judge-ply", type=int, default=2)
+    ap.add_argument("--judge", choices=["gnubg", "sage"], default="gnubg",
+                    help="the judge: gnubg 1.07 or Open Sage (pip install bgsage)")
+    ap.add_argument("--gnubg-net", action="store_true",
+                    help="add a row of gnubg's 0-ply chances valued as ours --cubeless values")
+    ap.add_argument("--sage", action="store_true",
+                    help="add a row of Open Sage's own picks at --ply (pip install bgsage)")
     ap.add_argument("--limit", type=int, default=400)
     ap.add_argument("--binary", default=os.path.join(ROOT, "target", "release", "sheshbesh"))
     ap.add_argument("--weights", action="append", default=[],
                     help="also rank with this weights file (repeatable)")
     ap.add_argument("--dump", help="write every decision's picks and costs to this JSON file")
-    ap.add_argument("--cache", help="keep gnubg's answers in this JSON file and reuse them")
+    ap.add_argument("--cache", help="keep the referees' answers in this JSON file and reuse them")
     ap.add_argument("--by-kind", action="store_true",
                     help="split each row's cost by kind of position and of score (needs gnubg-nn)")
     ap.add_argument("files", nargs="*")
     a = ap.parse_args()
+    if a.sage or a.judge == "sage":
+        need_sage()
     files = a.files or [os.path.join(MATCHES, f) for f in DEFAULT_FILES]
     pos = decisions(a.binary, files, a.limit)
     cache = load_cache(a.cache)
-    judge = cached_hints(pos, a.judge_ply, cache)
     rival = cached_hints(pos, a.ply, cache)
-    if a.cache:
-        save_cache(a.cache, cache)
+    if a.judge == "gnubg":
+        judge = cached_hints(pos, a.judge_ply, cache)
     with_score = [f"{p}:{m} {d}" for p, m, d in pos]
     picks = {
         f"ours {a.ply}-ply, cubeful": ours_best(a.binary, with_score, a.ply),
@@ -217,9 +374,21 @@ def main():
     for w in a.weights:
         picks[f"ours {a.ply}-ply, {os.path.basename(w)}"] = ours_best(
             a.binary, with_score, a.ply, "--weights", w)
+    plays = (ours_plays(a.binary, with_score)
+             if a.sage or a.gnubg_net or a.judge == "sage" else None)
+    if a.gnubg_net:
+        picks["gnubg's net, valued as ours"] = gnubg_net_best(a.binary, pos, plays)
+    if a.sage:
+        ranked = sage_hints(pos, a.ply, cache, plays, {})
+        picks[f"Open Sage {a.ply}-ply"] = [r[0][0] if r else None for r in ranked]
+    if a.judge == "sage":
+        judge = sage_hints(pos, a.judge_ply, cache, plays, picks)
+    if a.cache:
+        save_cache(a.cache, cache)
     n = sum(1 for j in judge if j)
     print(f"{len(pos)} checker decisions from {len(files)} match files; "
-          f"judge gnubg {a.judge_ply}-ply answered {n}")
+          f"judge {'gnubg' if a.judge == 'gnubg' else 'Open Sage'} {a.judge_ply}-ply "
+          f"answered {n}")
     width = max(26, *(len(name) for name in picks))
     print(f"{'player':<{width}} {'agrees':>14} {'mEMG/play':>10} {'unlisted':>9}")
     groups = {}
@@ -247,13 +416,14 @@ def main():
         split[name] = {g: [costs[i] for i in idx if costs[i] is not None] for g, idx in groups.items()}
     if a.by_kind:
         print("cost by kind of position and of score, EMG in all (mEMG a play):")
-        print(f"{'':<20}" + "".join(f"{name[-26:]:>28}" for name in picks))
+        col = max(28, *(len(name) + 2 for name in picks))
+        print(f"{'':<20}" + "".join(f"{name:>{col}}" for name in picks))
         for g in groups:
             cells = []
             for name in picks:
                 c = split[name][g]
                 cells.append(f"{sum(c):7.2f} ({1000 * sum(c) / max(len(c), 1):5.2f}) n={len(c):<4}")
-            print(f"{g:<20}" + "".join(f"{c:>28}" for c in cells))
+            print(f"{g:<20}" + "".join(f"{c:>{col}}" for c in cells))
     if a.dump:
         rows = []
         for i, (p, m, d) in enumerate(pos):

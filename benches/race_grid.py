@@ -16,7 +16,11 @@ both equities within 0.02 EMG of gnubg 2-ply, and of the rollout, and
 the mean and largest distances; then the cases where ours and gnubg
 2-ply differ most, with the rollout beside them.
 
-Usage: python3 benches/race_grid.py [--plies 0,2] [--worst 12] [--json]
+`--sage` adds Open Sage's cube equities at gnubg's 2-ply (its "3ply";
+`pip install bgsage`): a third engine's view of the same cases, with
+nets of its own.
+
+Usage: python3 benches/race_grid.py [--plies 0,2] [--worst 12] [--sage] [--json]
 """
 import argparse
 import json
@@ -53,6 +57,26 @@ def ours(cs, ply):
     return [(a["no_double"], a["double_take"]) for a in answers]
 
 
+def sage(cs):
+    """Open Sage's no double and double/take of each case at gnubg's 2-ply."""
+    from match_play_gnubg import match_facts, need_sage
+
+    need_sage()
+    import bgsage
+    import gnubg_nn
+    from strength import Sage
+
+    analyzer = bgsage.create_analyzer(level="3ply", cubeful=True)
+    out = []
+    for c in cs:
+        cube, owner, me, opp, crawford = match_facts(c["match_id"])
+        r = analyzer.cube_action(Sage.to_sage(gnubg_nn.board_from_position_id(c["position_id"])),
+                                 cube_value=cube, cube_owner=owner, away1=me, away2=opp,
+                                 is_crawford=crawford and min(me, opp) == 1)
+        out.append((r.equity_nd, r.equity_dt))
+    return out
+
+
 def summary(name, equities, refs):
     """Distances of (nd, dt) pairs from reference pairs (None: no reference)."""
     pairs = [(e, r) for e, r in zip(equities, refs) if r is not None]
@@ -68,6 +92,7 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--plies", default="0,2")
     ap.add_argument("--worst", type=int, default=12)
+    ap.add_argument("--sage", action="store_true", help="add Open Sage's 2-ply (bgsage)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     cs = cases()
@@ -81,6 +106,10 @@ def main():
         rows.append(("against gnubg 2-ply", summary(f"Sheshbesh {ply}-ply", mine[ply], g2)))
         rows.append(("against gnubg rollouts", summary(f"Sheshbesh {ply}-ply", mine[ply], ro)))
     rows.append(("against gnubg rollouts", summary("gnubg 2-ply", g2, ro)))
+    sg = sage(cs) if a.sage else None
+    if sg:
+        rows.append(("against gnubg 2-ply", summary("Open Sage 2-ply", sg, g2)))
+        rows.append(("against gnubg rollouts", summary("Open Sage 2-ply", sg, ro)))
     rows = [(k, s) for k, s in rows if s]
     if a.json:
         print(json.dumps([{"reference": k, **s} for k, s in rows]))
@@ -97,9 +126,10 @@ def main():
     for i in worst[:a.worst]:
         c = cs[i]
         r = f"{ro[i][0]:+.3f} / {ro[i][1]:+.3f}" if ro[i] else "not rolled out"
+        sage_view = f", Open Sage {sg[i][0]:+.3f} / {sg[i][1]:+.3f}" if sg else ""
         print(f"  {c['xgid']}  {c['away'][0]}a-{c['away'][1]}a cube {c['cube']}: ours "
               f"{mine[ply][i][0]:+.3f} / {mine[ply][i][1]:+.3f}, gnubg 2-ply {g2[i][0]:+.3f} / "
-              f"{g2[i][1]:+.3f}, rollout {r}")
+              f"{g2[i][1]:+.3f}, rollout {r}{sage_view}")
 
 
 if __name__ == "__main__":
