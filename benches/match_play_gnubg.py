@@ -47,8 +47,9 @@ model's.
 Each `--weights FILE` adds a row of that net's cubeful picks beside the
 shipped net's (a candidate net measured against the shipped one in one
 run). `--cache FILE` keeps gnubg's and Sage's answers (by judge, ply,
-position, score and dice) and asks gnubg only for those it lacks, so later runs that measure
-candidate nets on the same decisions take seconds, not minutes.
+position, score and dice) and asks each only for those it lacks, so
+later runs that measure candidate nets on the same decisions take
+seconds, not minutes.
 """
 
 import argparse
@@ -242,14 +243,14 @@ def sage_hint(job):
 
     cube, owner, me, opp, crawford = match_facts(mid)
     notation = {after(pid): move for move, pid in plays.values()}
+    forced_boards = [after(plays[k][1]) for k in forced]
     r = _SAGE[level].checker_play(Sage.to_sage(gnubg_nn.board_from_position_id(pos)),
                                   int(dice[0]), int(dice[1]), cube_value=cube, cube_owner=owner,
                                   away1=me, away2=opp, is_crawford=crawford and min(me, opp) == 1,
-                                  force_boards=[list(after(plays[k][1])) for k in forced])
+                                  force_boards=[list(b) for b in forced_boards])
     if not r.moves:
         return None
     top = r.moves[0].eval_level
-    forced_boards = {after(plays[k][1]) for k in forced}
     return [(notation[tuple(m.board)], m.equity) for m in r.moves
             if (m.eval_level == top or tuple(m.board) in forced_boards)
             and tuple(m.board) in notation]

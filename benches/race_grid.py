@@ -59,22 +59,11 @@ def ours(cs, ply):
 
 def sage(cs):
     """Open Sage's no double and double/take of each case at gnubg's 2-ply."""
-    from match_play_gnubg import match_facts, need_sage
+    from match_cube_gnubg import sage_cube
 
-    need_sage()
-    import bgsage
-    import gnubg_nn
-    from strength import Sage
-
-    analyzer = bgsage.create_analyzer(level="3ply", cubeful=True)
-    out = []
-    for c in cs:
-        cube, owner, me, opp, crawford = match_facts(c["match_id"])
-        r = analyzer.cube_action(Sage.to_sage(gnubg_nn.board_from_position_id(c["position_id"])),
-                                 cube_value=cube, cube_owner=owner, away1=me, away2=opp,
-                                 is_crawford=crawford and min(me, opp) == 1)
-        out.append((r.equity_nd, r.equity_dt))
-    return out
+    keys = [f"{c['position_id']}:{c['match_id']}" for c in cs]
+    answers = sage_cube(keys, 2)
+    return [(answers[k]["nd"], answers[k]["dt"]) for k in keys]
 
 
 def summary(name, equities, refs):
