@@ -45,6 +45,12 @@ pub trait CubeView: Copy + PartialEq + Send + Sync {
     fn taken(self) -> Self;
     /// Whether the player on roll may double and gains by it.
     fn may_double(self) -> bool;
+    /// This cube priced for a value searched `ply` deep, at its root: a
+    /// match cube's take and cash points depend on it
+    /// ([`crate::cube::match_cube::CubePoints`]).
+    fn at_depth(self, _ply: u32) -> Self {
+        self
+    }
     /// The cubeless value of outcome probabilities `p` to the player on
     /// roll: how plays inside the search are chosen.
     fn cubeless(&self, p: &Probs) -> f32;
@@ -162,6 +168,7 @@ pub fn no_double_and_double_take<E: Evaluator + ?Sized, C: CubeView>(
     ply: u32,
 ) -> Searched {
     debug_assert!(ply >= 1);
+    let cube = cube.at_depth(ply);
     let (nd, probs) = no_double(ev, pos, &[cube, cube.taken()], ply);
     Searched {
         no_double: nd[0],
@@ -178,7 +185,7 @@ pub fn value<E: Evaluator + ?Sized, C: CubeView>(
     cube: C,
     ply: u32,
 ) -> (f32, Probs) {
-    let (v, p) = values(ev, pos, &[cube], ply);
+    let (v, p) = values(ev, pos, &[cube.at_depth(ply)], ply);
     (v[0], p)
 }
 
@@ -464,7 +471,8 @@ pub fn rank_plays<E: Evaluator + ?Sized, C: CubeView>(
             Some(p) => (cube.finished(&p), p),
             None if depth == 0 => {
                 let p = probs[i].flipped();
-                (cube.mine(cube.flipped().leaf(&p, &pos.swapped())), probs[i])
+                let theirs = cube.flipped().at_depth(0);
+                (cube.mine(theirs.leaf(&p, &pos.swapped())), probs[i])
             }
             None => after_play(ev, &pos, cube, depth),
         }

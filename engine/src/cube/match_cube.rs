@@ -14,7 +14,9 @@
 //!   (where the opponent would pass); where a side may not double its point
 //!   drops out. Beyond a point a side is too good to double and plays on.
 //!   `TP` and `CP` solve `V(2c, owned by the taker, p) = pass value`, so the
-//!   model recurses on the cube until doubling no longer matters;
+//!   model recurses on the cube until doubling no longer matters. Which
+//!   `V` they solve is [`CubePoints`]: the value as the model gives it
+//!   (below) at 0 ply, the live value in a search's leaves;
 //! - the value is `x` times the live value plus `1 - x` times the dead one,
 //!   `x` the cube efficiency, as in Janowski's money formulas (to which the
 //!   model reduces when MWC is replaced by points);
@@ -119,6 +121,36 @@ impl CubeLife {
     }
 }
 
+/// Which value the take and cash points solve: how the model counts on a
+/// bigger cube's life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CubePoints {
+    /// The value as the model gives it, live and dead mixed: where a side
+    /// would really take or cash if it realises `x` of the bigger cube.
+    /// A 0-ply value has no search to play the cube out, and these points
+    /// price it nearer to the searched values: held-out 0-ply cube cost
+    /// 4.1 mEMG a decision where the live points' is 4.7.
+    Realised,
+    /// The fully live value, as in Janowski's money formulas and gnubg:
+    /// for the leaves of a search of one ply or more, which plays the
+    /// cube's next actions out itself. Realised points there counted the
+    /// bigger cube's losses twice (a live redouble's take priced too dear:
+    /// race double/takes at 5-away 5-away and longer 0.02 to 0.03 EMG
+    /// below gnubg's rollouts).
+    Live,
+}
+
+impl CubePoints {
+    /// The points of a value searched `ply` deep.
+    pub fn at_ply(ply: u32) -> CubePoints {
+        if ply == 0 {
+            CubePoints::Realised
+        } else {
+            CubePoints::Live
+        }
+    }
+}
+
 /// The live value's two end points: (p, MWC) left and right.
 type Ends = (f32, f32, f32, f32);
 
@@ -139,6 +171,7 @@ pub struct Solver<'a, E: Equities> {
     eq: &'a E,
     shares: Shares,
     life: CubeLife,
+    points: CubePoints,
     /// The few levels a decision reaches (one per cube value and owner),
     /// searched in order: a search prices thousands of leaves, each with
     /// a solver of its own, so a hash map's cost showed.
@@ -158,13 +191,35 @@ fn owner_key(o: Owner) -> u8 {
 }
 
 impl<'a, E: Equities> Solver<'a, E> {
-    /// A solver with these shares and cube life.
+    /// A solver with these shares and cube life, its points
+    /// [`CubePoints::Realised`].
     pub fn new(eq: &'a E, shares: Shares, life: CubeLife) -> Self {
         Solver {
             eq,
             shares,
             life,
+            points: CubePoints::Realised,
             memo: Vec::new(),
+        }
+    }
+
+    /// This solver with take and cash points `points`.
+    pub fn with_points(self, points: CubePoints) -> Self {
+        Solver { points, ..self }
+    }
+
+    /// The value the take and cash points solve (see [`CubePoints`]).
+    fn point_value(&mut self, s: Score, c: u32, owner: Owner, p: f32) -> f32 {
+        match self.points {
+            CubePoints::Realised => self.value(s, c, owner, p),
+            CubePoints::Live => {
+                let Level {
+                    win: w,
+                    lose: l,
+                    ends: (pl, vl, pr, vr),
+                } = self.level(s, c, owner);
+                crate::cube::money::through(&[(0.0, l), (pl, vl), (pr, vr), (1.0, w)], p)
+            }
         }
     }
 
@@ -280,17 +335,17 @@ impl<'a, E: Equities> Solver<'a, E> {
     /// every leaf.
     fn solve(&mut self, s: Score, c: u32, owner: Owner, target: f32) -> f32 {
         let (pl, _, pr, _) = self.ends(s, c, owner);
-        let mut prev = (0.0f32, self.value(s, c, owner, 0.0));
+        let mut prev = (0.0f32, self.point_value(s, c, owner, 0.0));
         if prev.1 >= target {
             return 0.0;
         }
         // Never above the target (up to it only where the value is flat
         // at the top): the whole range, as the bisection had it.
-        if self.value(s, c, owner, 1.0) <= target {
+        if self.point_value(s, c, owner, 1.0) <= target {
             return 1.0;
         }
         for x in [pl, pr, 1.0] {
-            let v = self.value(s, c, owner, x);
+            let v = self.point_value(s, c, owner, x);
             if v >= target {
                 let (x0, v0) = prev;
                 return if v > v0 {
@@ -309,10 +364,10 @@ impl<'a, E: Equities> Solver<'a, E> {
     #[cfg(test)]
     fn bisect(&mut self, s: Score, c: u32, owner: Owner, target: f32) -> f32 {
         let (mut lo, mut hi) = (0.0f32, 1.0f32);
-        if self.value(s, c, owner, 0.0) >= target {
+        if self.point_value(s, c, owner, 0.0) >= target {
             return 0.0;
         }
-        if self.value(s, c, owner, 1.0) <= target {
+        if self.point_value(s, c, owner, 1.0) <= target {
             return 1.0;
         }
         for _ in 0..40 {
@@ -320,7 +375,7 @@ impl<'a, E: Equities> Solver<'a, E> {
             if mid <= lo || mid >= hi {
                 break;
             }
-            if self.value(s, c, owner, mid) < target {
+            if self.point_value(s, c, owner, mid) < target {
                 lo = mid;
             } else {
                 hi = mid;
@@ -634,11 +689,17 @@ mod tests {
                         };
                         for c in [1, 2, 4, 8] {
                             for owner in [Owner::Centred, Owner::Me, Owner::Opponent] {
-                                for target in [0.05, 0.3, 0.5, 0.77, 0.95] {
-                                    let mut a = Solver::new(met, shares, CubeLife::CONTACT);
-                                    let mut b = Solver::new(met, shares, CubeLife::CONTACT);
-                                    let exact = a.solve(sc, c, owner, target);
-                                    let bisected = b.bisect(sc, c, owner, target);
+                                for (target, points) in
+                                    [0.05, 0.3, 0.5, 0.77, 0.95].into_iter().flat_map(|t| {
+                                        [(t, CubePoints::Realised), (t, CubePoints::Live)]
+                                    })
+                                {
+                                    let solver = || {
+                                        Solver::new(met, shares, CubeLife::CONTACT)
+                                            .with_points(points)
+                                    };
+                                    let exact = solver().solve(sc, c, owner, target);
+                                    let bisected = solver().bisect(sc, c, owner, target);
                                     worst = worst.max((exact - bisected).abs());
                                 }
                             }
@@ -658,6 +719,42 @@ mod tests {
         let mut solver = Solver::new(met, shares, CubeLife::CONTACT);
         let v = solver.value(s(1, 1), 1, Owner::Centred, 0.6);
         assert!((v - 0.6).abs() < 1e-6);
+    }
+
+    #[test]
+    fn live_points_price_a_live_redouble_cheaper_for_the_doubler() {
+        // 7-away 5-away, a gammonless race at 68%: the 5-away taker may
+        // redouble to 4, which the doubler can still turn. The realised
+        // points put the doubler's take of that 4-cube higher, so its
+        // double/take is lower; at 4-away the taker's 2-cube is dead and
+        // the two agree.
+        let met = Met::kazaross_xg2();
+        let shares = Shares::of(&Probs([0.68, 0.0, 0.0, 0.0, 0.0]));
+        let race = CubeLife {
+            x: 0.64,
+            race: true,
+        };
+        let dt = |sc: Score, points| {
+            let m = Solver::new(met, shares, race).with_points(points).cube_mwc(
+                sc,
+                1,
+                Owner::Centred,
+                0.68,
+            );
+            emg_of(met, sc, 1, m.double_take)
+        };
+        let long = s(7, 5);
+        let (live, realised) = (dt(long, CubePoints::Live), dt(long, CubePoints::Realised));
+        assert!(
+            live > realised + 0.01,
+            "live {live:+.4}, realised {realised:+.4}"
+        );
+        let dead = s(7, 4);
+        let (live, realised) = (dt(dead, CubePoints::Live), dt(dead, CubePoints::Realised));
+        assert!(
+            (live - realised).abs() < 1e-4,
+            "live {live:+.4}, realised {realised:+.4}"
+        );
     }
 
     #[test]

@@ -6,11 +6,14 @@
 //! doubles, takes and passes are played at the score; a double passed is
 //! worth the MWC after winning the cube's points. The score does not
 //! change within a game, only the cube, so a node is a position and a
-//! [`MatchCube`]. Plays are chosen by their cubeless MWC at 0 ply.
+//! [`MatchCube`]. Plays are chosen by their cubeless MWC at 0 ply. A
+//! search of one ply or more prices its leaves with the live cube's take
+//! and cash points, a 0-ply value with the realised ones
+//! ([`CubePoints`]).
 
 use crate::cube::cubeful::{self, CubeView, Searched};
 use crate::cube::match_cube::{
-    cube_access, cube_mwc, emg_of, CubeLife, CubeMwc, Equities, Shares, Solver,
+    cube_access, emg_of, CubeLife, CubeMwc, CubePoints, Equities, Shares, Solver,
 };
 use crate::cube::met::{Met, Score};
 use crate::cube::money::Owner;
@@ -92,26 +95,36 @@ pub struct MatchView<'a> {
     met: &'a Met,
     cube: MatchCube,
     outcomes: MatchOutcomes,
+    points: CubePoints,
 }
 
 impl<'a> MatchView<'a> {
-    /// `cube` priced by `met`.
+    /// `cube` priced by `met` (at 0 ply until a search sets its depth).
     pub fn new(met: &'a Met, cube: MatchCube) -> Self {
         MatchView {
             met,
             cube,
             outcomes: cube.outcomes(met),
+            points: CubePoints::Realised,
         }
     }
 
     fn with(self, cube: MatchCube) -> Self {
-        MatchView::new(self.met, cube)
+        MatchView {
+            cube,
+            outcomes: cube.outcomes(self.met),
+            ..self
+        }
+    }
+
+    fn solver(&self, p: &Probs, pos: &Position) -> Solver<'a, Met> {
+        Solver::new(self.met, Shares::of(p), CubeLife::of(pos)).with_points(self.points)
     }
 }
 
 impl PartialEq for MatchView<'_> {
     fn eq(&self, other: &Self) -> bool {
-        self.cube == other.cube && std::ptr::eq(self.met, other.met)
+        self.cube == other.cube && self.points == other.points && std::ptr::eq(self.met, other.met)
     }
 }
 
@@ -125,23 +138,35 @@ impl CubeView for MatchView<'_> {
     fn may_double(self) -> bool {
         self.cube.may_double()
     }
+    fn at_depth(self, ply: u32) -> Self {
+        MatchView {
+            points: CubePoints::at_ply(ply),
+            ..self
+        }
+    }
     fn cubeless(&self, p: &Probs) -> f32 {
         self.outcomes.mwc(p, true)
     }
     fn leaf(&self, p: &Probs, pos: &Position) -> f32 {
         let mc = self.cube;
-        let m = cube_mwc(self.met, mc.score, mc.cube, mc.owner, p, CubeLife::of(pos));
-        mc.best(m)
+        mc.best(
+            self.solver(p, pos)
+                .cube_mwc(mc.score, mc.cube, mc.owner, p.win()),
+        )
     }
     fn leaves(cubes: &[Self], p: &Probs, pos: &Position) -> Vec<f32> {
         let Some(first) = cubes.first() else {
             return Vec::new();
         };
-        // One solver prices one table's cubes (a search has one table).
-        if cubes.iter().any(|v| !std::ptr::eq(v.met, first.met)) {
+        // One solver prices one table's cubes (a search has one table and
+        // one depth).
+        if cubes
+            .iter()
+            .any(|v| !std::ptr::eq(v.met, first.met) || v.points != first.points)
+        {
             return cubes.iter().map(|v| v.leaf(p, pos)).collect();
         }
-        let mut solver = Solver::new(first.met, Shares::of(p), CubeLife::of(pos));
+        let mut solver = first.solver(p, pos);
         cubes
             .iter()
             .map(|v| {
@@ -250,22 +275,55 @@ mod tests {
     fn one_solver_prices_each_cube_as_its_own_would() {
         let met = Met::kazaross_xg2();
         let pos = race(5, 8);
-        let mut views = Vec::new();
-        for (me, opp) in [(7, 7), (2, 4), (4, 2), (3, 5), (1, 6)] {
-            for c in [1, 2, 4] {
-                for owner in [Owner::Centred, Owner::Me, Owner::Opponent] {
-                    if c == 1 || owner != Owner::Centred {
-                        views.push(MatchView::new(met, cube(me, opp, c, owner)));
+        for ply in [0, 2] {
+            let mut views = Vec::new();
+            for (me, opp) in [(7, 7), (2, 4), (4, 2), (3, 5), (1, 6)] {
+                for c in [1, 2, 4] {
+                    for owner in [Owner::Centred, Owner::Me, Owner::Opponent] {
+                        if c == 1 || owner != Owner::Centred {
+                            views.push(MatchView::new(met, cube(me, opp, c, owner)).at_depth(ply));
+                        }
                     }
                 }
             }
+            for w in [0.1, 0.45, 0.7, 0.93] {
+                let p = Probs([w, 0.3 * w, 0.02 * w, 0.2 * (1.0 - w), 0.01]);
+                let together = MatchView::leaves(&views, &p, &pos);
+                let alone: Vec<f32> = views.iter().map(|v| v.leaf(&p, &pos)).collect();
+                let bits = |xs: &[f32]| xs.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&together), bits(&alone), "ply {ply}, win {w}");
+            }
         }
-        for w in [0.1, 0.45, 0.7, 0.93] {
-            let p = Probs([w, 0.3 * w, 0.02 * w, 0.2 * (1.0 - w), 0.01]);
-            let together = MatchView::leaves(&views, &p, &pos);
-            let alone: Vec<f32> = views.iter().map(|v| v.leaf(&p, &pos)).collect();
-            let bits = |xs: &[f32]| xs.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&together), bits(&alone), "win {w}");
+    }
+
+    #[test]
+    fn a_play_searched_no_deeper_shows_its_0_ply_value_in_a_deeper_ranking() {
+        use crate::rules::dice::Dice;
+        use crate::search::ply::MoveFilter;
+        // A play the filter leaves at 0 ply is priced with the realised
+        // points however deep the ranking goes, as a 0-ply ranking prices
+        // it; the deeper ones with live points in their leaves.
+        let met = Met::kazaross_xg2();
+        let (mut me, mut opp) = ([0u8; 24], [0u8; 24]);
+        for (i, n) in [(0, 2), (5, 3), (7, 3), (9, 2), (11, 3), (16, 2)] {
+            me[i] = n;
+        }
+        for (i, n) in [(1, 2), (4, 3), (6, 3), (10, 2), (11, 3), (15, 2)] {
+            opp[i] = n;
+        }
+        let pos = Position::from_sides(&me, 0, &opp, 0).unwrap();
+        let view = MatchView::new(met, cube(7, 5, 1, Owner::Centred));
+        let dice = Dice::new(4, 2).unwrap();
+        let shallow = cubeful::rank_plays(&RACE, &pos, dice, view, 0, MoveFilter::ROOT);
+        // Whatever depth the view was last priced at.
+        let deep = cubeful::rank_plays(&RACE, &pos, dice, view.at_depth(2), 2, MoveFilter::ROOT);
+        assert!(deep.iter().any(|r| r.ply == 2) && deep.iter().any(|r| r.ply == 0));
+        for r in deep.iter().filter(|r| r.ply == 0) {
+            let same = shallow
+                .iter()
+                .find(|s| s.candidate.position == r.candidate.position)
+                .unwrap();
+            assert_eq!(r.equity.to_bits(), same.equity.to_bits());
         }
     }
 
