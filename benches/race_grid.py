@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Cube equities of the match cube grid's races at every score of a
-7-point match, ours beside GNU Backgammon 1.07's 2-ply evaluation and its
-cubeful rollouts.
+"""Cube equities of the match cube grid's races (or, with `--kind`,
+another kind of its positions) at every score of a 7-point match, ours
+beside GNU Backgammon 1.07's 2-ply evaluation and its cubeful rollouts.
 
 The cases: the race positions of `data/fixtures/match_cube_grid_gnubg.json`
 where the player on roll may double (cube centred, or 2 or 4 owned by
@@ -9,18 +9,25 @@ it). `sheshbesh cube --batch --ply P` answers each; gnubg's 2-ply no
 double and double/take come from that fixture and its rollouts of the
 same decisions (0-ply checker play and cube decisions, 1,296 trials)
 from `data/fixtures/race_grid_rollouts_gnubg.json`
-(`gen_race_grid_rollouts.py`), when they are there.
+(`gen_race_grid_rollouts.py`; `back_game_grid_rollouts_gnubg.json` for
+`--kind "back game"`), when they are there.
 
 Prints, for each of our plies and for gnubg 2-ply: how many cases have
 both equities within 0.02 EMG of gnubg 2-ply, and of the rollout, and
 the mean and largest distances; then the cases where ours and gnubg
 2-ply differ most, with the rollout beside them.
 
+`--our-rollouts TRIALS` adds our own cubeful rollouts of the same
+decisions (`cube --batch --rollout`, 0-ply checker play, seed 1) as a
+second reference: how far our 0-ply and 2-ply are from what our own net
+plays out, apart from gnubg's view.
+
 `--sage` adds Open Sage's cube equities at gnubg's 2-ply (its "3ply";
 `pip install bgsage`): a third engine's view of the same cases, with
 nets of its own.
 
-Usage: python3 benches/race_grid.py [--plies 0,2] [--worst 12] [--sage] [--json]
+Usage: python3 benches/race_grid.py [--kind race] [--plies 0,2] [--worst 12] [--sage] [--json]
+    [--binary PATH] [--our-rollouts TRIALS]
 """
 import argparse
 import json
@@ -32,12 +39,14 @@ BINARY = os.path.join(ROOT, "target", "release", "sheshbesh")
 FIXTURES = os.path.join(ROOT, "data", "fixtures")
 
 
-def cases():
+def cases(kind="race"):
     with open(os.path.join(FIXTURES, "match_cube_grid_gnubg.json")) as f:
         grid = json.load(f)
-    out = [c for c in grid["cases"] if c["kind"] == "race" and "nd" in c["ply2"]]
+    out = [c for c in grid["cases"] if c["kind"] == kind and "nd" in c["ply2"]]
+    if not out:
+        raise SystemExit(f"the grid has no cases of kind {kind!r}")
     rollouts = {}
-    path = os.path.join(FIXTURES, "race_grid_rollouts_gnubg.json")
+    path = os.path.join(FIXTURES, kind.replace(" ", "_") + "_grid_rollouts_gnubg.json")
     if os.path.exists(path):
         with open(path) as f:
             rollouts = {r["xgid"]: r for r in json.load(f)["cases"]}
@@ -46,11 +55,23 @@ def cases():
     return out
 
 
-def ours(cs, ply):
+def ours(cs, ply, binary=BINARY):
     text = "".join(c["xgid"] + "\n" for c in cs)
-    out = subprocess.run([BINARY, "cube", "--batch", "--ply", str(ply)], input=text,
+    out = subprocess.run([binary, "cube", "--batch", "--ply", str(ply)], input=text,
                          capture_output=True, text=True, check=True).stdout.splitlines()
     answers = [json.loads(line) for line in out]
+    for c, a in zip(cs, answers):
+        if "error" in a:
+            raise SystemExit(f"{c['xgid']}: {a['error']}")
+    return [(a["no_double"], a["double_take"]) for a in answers]
+
+
+def our_rollouts(cs, trials, binary=BINARY):
+    """Our cubeful rollouts' (no double, double/take) of each case."""
+    text = "".join(c["xgid"] + "\n" for c in cs)
+    out = subprocess.run([binary, "cube", "--batch", "--rollout", "--trials", str(trials)],
+                         input=text, capture_output=True, text=True, check=True).stdout
+    answers = [json.loads(line) for line in out.splitlines()]
     for c, a in zip(cs, answers):
         if "error" in a:
             raise SystemExit(f"{c['xgid']}: {a['error']}")
@@ -79,22 +100,32 @@ def summary(name, equities, refs):
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--kind", default="race", help="the grid's kind of position")
     ap.add_argument("--plies", default="0,2")
     ap.add_argument("--worst", type=int, default=12)
     ap.add_argument("--sage", action="store_true", help="add Open Sage's 2-ply (bgsage)")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--binary", default=BINARY, help="the sheshbesh binary to measure")
+    ap.add_argument("--our-rollouts", type=int, metavar="TRIALS",
+                    help="add our own cubeful rollouts of each case as a reference")
     a = ap.parse_args()
-    cs = cases()
+    cs = cases(a.kind)
     g2 = [(c["ply2"]["nd"], c["ply2"]["dt"]) for c in cs]
     ro = [(c["rollout"]["no_double"], c["rollout"]["double_take"]) if c["rollout"] else None
           for c in cs]
     rows = []
     mine = {}
     for ply in [int(p) for p in a.plies.split(",")]:
-        mine[ply] = ours(cs, ply)
+        mine[ply] = ours(cs, ply, a.binary)
         rows.append(("against gnubg 2-ply", summary(f"Sheshbesh {ply}-ply", mine[ply], g2)))
         rows.append(("against gnubg rollouts", summary(f"Sheshbesh {ply}-ply", mine[ply], ro)))
     rows.append(("against gnubg rollouts", summary("gnubg 2-ply", g2, ro)))
+    if a.our_rollouts:
+        rolled = our_rollouts(cs, a.our_rollouts, a.binary)
+        for ply in mine:
+            rows.append(("against our rollouts", summary(f"Sheshbesh {ply}-ply", mine[ply], rolled)))
+        rows.append(("against our rollouts", summary("gnubg 2-ply", g2, rolled)))
+        rows.append(("against gnubg rollouts", summary("our rollouts", rolled, ro)))
     sg = sage(cs) if a.sage else None
     if sg:
         rows.append(("against gnubg 2-ply", summary("Open Sage 2-ply", sg, g2)))
@@ -103,7 +134,7 @@ def main():
     if a.json:
         print(json.dumps([{"reference": k, **s} for k, s in rows]))
         return
-    print(f"{len(cs)} race cube decisions; {sum(r is not None for r in ro)} rolled out by gnubg")
+    print(f"{len(cs)} {a.kind} cube decisions; {sum(r is not None for r in ro)} rolled out by gnubg")
     print(f"{'':24} {'reference':24} {'cases':>5} {'within 0.02':>11} {'mean':>7} {'largest':>7}")
     for k, s in rows:
         print(f"{s['who']:24} {k:24} {s['cases']:>5} {s['within_0.02']:>11} "
