@@ -163,6 +163,14 @@ struct Level {
     ends: Ends,
 }
 
+impl Level {
+    /// The fully live value at `p`: straight lines through the ends.
+    fn live(&self, p: f32) -> f32 {
+        let (pl, vl, pr, vr) = self.ends;
+        crate::cube::money::through(&[(0.0, self.lose), (pl, vl), (pr, vr), (1.0, self.win)], p)
+    }
+}
+
 /// A (score, cube, owner) as the solver's memo keys it.
 type LevelKey = (u32, u32, bool, u32, u8);
 
@@ -212,14 +220,7 @@ impl<'a, E: Equities> Solver<'a, E> {
     fn point_value(&mut self, s: Score, c: u32, owner: Owner, p: f32) -> f32 {
         match self.points {
             CubePoints::Realised => self.value(s, c, owner, p),
-            CubePoints::Live => {
-                let Level {
-                    win: w,
-                    lose: l,
-                    ends: (pl, vl, pr, vr),
-                } = self.level(s, c, owner);
-                crate::cube::money::through(&[(0.0, l), (pl, vl), (pr, vr), (1.0, w)], p)
-            }
+            CubePoints::Live => self.level(s, c, owner).live(p),
         }
     }
 
@@ -261,13 +262,10 @@ impl<'a, E: Equities> Solver<'a, E> {
     /// its value of not doubling now, at the root of a decision (with it,
     /// no double would tie double/take there).
     fn value_of(&mut self, s: Score, c: u32, owner: Owner, p: f32, mine_at_once: bool) -> f32 {
-        let Level {
-            win: w,
-            lose: l,
-            ends: (pl, vl, pr, vr),
-        } = self.level(s, c, owner);
+        let level = self.level(s, c, owner);
+        let (w, l, pr) = (level.win, level.lose, level.ends.2);
         let dead = p * w + (1.0 - p) * l;
-        let live = crate::cube::money::through(&[(0.0, l), (pl, vl), (pr, vr), (1.0, w)], p);
+        let live = level.live(p);
         let me = Self::redoubles_at_once(s, c, owner != Owner::Opponent, s.me, s.opp);
         let opp = Self::redoubles_at_once(s, c, owner != Owner::Me, s.opp, s.me);
         // Past its cash point the side plays on, and only in a race does
