@@ -33,6 +33,7 @@ import argparse
 import json
 import os
 import subprocess
+import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 BINARY = os.path.join(ROOT, "target", "release", "sheshbesh")
@@ -40,13 +41,14 @@ FIXTURES = os.path.join(ROOT, "data", "fixtures")
 
 
 def cases(kind="race"):
-    with open(os.path.join(FIXTURES, "match_cube_grid_gnubg.json")) as f:
-        grid = json.load(f)
-    out = [c for c in grid["cases"] if c["kind"] == kind and "nd" in c["ply2"]]
+    sys.path.insert(0, FIXTURES)
+    from gen_race_grid_rollouts import fixture_name, grid_cases
+
+    out = grid_cases(kind)
     if not out:
         raise SystemExit(f"the grid has no cases of kind {kind!r}")
     rollouts = {}
-    path = os.path.join(FIXTURES, kind.replace(" ", "_") + "_grid_rollouts_gnubg.json")
+    path = os.path.join(FIXTURES, fixture_name(kind))
     if os.path.exists(path):
         with open(path) as f:
             rollouts = {r["xgid"]: r for r in json.load(f)["cases"]}
@@ -55,9 +57,10 @@ def cases(kind="race"):
     return out
 
 
-def ours(cs, ply, binary=BINARY):
+def cube_batch(cs, flags, binary=BINARY):
+    """`sheshbesh cube --batch FLAGS` on each case: (no double, double/take)."""
     text = "".join(c["xgid"] + "\n" for c in cs)
-    out = subprocess.run([binary, "cube", "--batch", "--ply", str(ply)], input=text,
+    out = subprocess.run([binary, "cube", "--batch", *flags], input=text,
                          capture_output=True, text=True, check=True).stdout.splitlines()
     answers = [json.loads(line) for line in out]
     for c, a in zip(cs, answers):
@@ -66,16 +69,13 @@ def ours(cs, ply, binary=BINARY):
     return [(a["no_double"], a["double_take"]) for a in answers]
 
 
+def ours(cs, ply, binary=BINARY):
+    return cube_batch(cs, ["--ply", str(ply)], binary)
+
+
 def our_rollouts(cs, trials, binary=BINARY):
     """Our cubeful rollouts' (no double, double/take) of each case."""
-    text = "".join(c["xgid"] + "\n" for c in cs)
-    out = subprocess.run([binary, "cube", "--batch", "--rollout", "--trials", str(trials)],
-                         input=text, capture_output=True, text=True, check=True).stdout
-    answers = [json.loads(line) for line in out.splitlines()]
-    for c, a in zip(cs, answers):
-        if "error" in a:
-            raise SystemExit(f"{c['xgid']}: {a['error']}")
-    return [(a["no_double"], a["double_take"]) for a in answers]
+    return cube_batch(cs, ["--rollout", "--trials", str(trials)], binary)
 
 
 def sage(cs):
