@@ -395,23 +395,10 @@ pub struct CubeMwc {
     pub double_pass: f32,
 }
 
-/// The model's cube MWCs for the player on roll with cubeless
-/// probabilities `p` in a position of cube life `life`.
-pub fn cube_mwc(
-    met: &Met,
-    score: Score,
-    cube: u32,
-    owner: Owner,
-    p: &Probs,
-    life: CubeLife,
-) -> CubeMwc {
-    Solver::new(met, Shares::of(p), life).cube_mwc(score, cube, owner, p.win())
-}
-
 impl Solver<'_, Met> {
-    /// [`cube_mwc`] with this solver's shares and efficiency, for winning
-    /// chance `p`: one solver prices every cube of a position, sharing
-    /// the levels they reach.
+    /// The model's cube MWCs for the player on roll with this solver's
+    /// shares and cube life, for winning chance `p`: one solver prices
+    /// every cube of a position, sharing the levels they reach.
     pub fn cube_mwc(&mut self, score: Score, cube: u32, owner: Owner, p: f32) -> CubeMwc {
         CubeMwc {
             no_double: self.value_of(score, cube, owner, p, false),
