@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand};
 use serde_json::json;
-use sheshbesh_engine::evaluation::evaluator::Phase;
+use sheshbesh_engine::evaluation::evaluator::{NetClass, Phase};
 use sheshbesh_engine::evaluation::inputs::Layout;
 use sheshbesh_engine::evaluation::net::{BLOCK, MAX_HIDDEN};
 use sheshbesh_engine::evaluation::prefilter::{MAX_PREFILTER_HIDDEN, PREFILTER_KEEP};
@@ -208,6 +208,12 @@ pub struct ExpertArgs {
     /// --positions counts the sample before this filter.
     #[arg(long, value_enum)]
     pub phase: Option<PhaseArg>,
+    /// Fit only this net, the others left as they are though they value
+    /// some of the labels' plays (e.g. `blitz`: a blitz net taught beside
+    /// the contact net; the checkpoint must have one, see `train weights
+    /// splice --blitz`).
+    #[arg(long, value_enum)]
+    pub fit_net: Option<NetArg>,
     /// Label and fit only the sampled positions of this class (holding
     /// games, say); --positions counts the sample before this filter.
     #[arg(long, value_enum, default_value = "all")]
@@ -360,6 +366,27 @@ pub enum PhaseArg {
     Race,
 }
 
+/// The net a `train expert --fit-net` round fits.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum NetArg {
+    /// The contact net.
+    Contact,
+    /// The race net.
+    Race,
+    /// The blitz net.
+    Blitz,
+}
+
+impl From<NetArg> for NetClass {
+    fn from(n: NetArg) -> NetClass {
+        match n {
+            NetArg::Contact => NetClass::Contact,
+            NetArg::Race => NetClass::Race,
+            NetArg::Blitz => NetClass::Blitz,
+        }
+    }
+}
+
 impl From<PhaseArg> for Phase {
     fn from(p: PhaseArg) -> Phase {
         match p {
@@ -380,8 +407,9 @@ pub enum WeightsOp {
     /// evaluate, stronger).
     Ensemble(FoldArgs),
     /// The contact net of one weights file with the race net of another
-    /// (a race net trained apart, shipped beside a contact net), or with
-    /// another's contact net as the rollouts' luck yardstick.
+    /// (a race net trained apart, shipped beside a contact net), with
+    /// another's contact net as its blitz net, or with another's contact
+    /// net as the rollouts' luck yardstick.
     Splice(SpliceArgs),
     /// Print a weights file's facts as its model card shows them (size
     /// and digest, input layout, each net's shape, what its training
@@ -394,7 +422,7 @@ pub enum WeightsOp {
 
 /// The files a splice takes its nets from.
 #[derive(Args, Debug)]
-#[command(group = clap::ArgGroup::new("spliced").required(true).multiple(true).args(["race", "luck", "promote_luck"]))]
+#[command(group = clap::ArgGroup::new("spliced").required(true).multiple(true).args(["race", "blitz", "luck", "promote_luck"]))]
 pub struct SpliceArgs {
     /// The file whose contact net is kept.
     #[arg(long)]
@@ -402,6 +430,10 @@ pub struct SpliceArgs {
     /// The file whose race net is taken.
     #[arg(long)]
     pub race: Option<PathBuf>,
+    /// The file whose contact net becomes the blitz net (it values the
+    /// blitzes the kept contact net valued until then).
+    #[arg(long)]
+    pub blitz: Option<PathBuf>,
     /// The file whose contact net measures the dice's luck in rollouts
     /// (a net fitted for self-consistency; the kept nets still play).
     #[arg(long)]
@@ -676,6 +708,7 @@ impl ExpertArgs {
                 temperature: self.temperature,
                 anchor: self.anchor,
                 phase: self.phase.map(Phase::from),
+                fit_net: self.fit_net.map(NetClass::from),
                 class: self.class.into(),
                 reanchor: self.reanchor,
             },
@@ -760,6 +793,7 @@ fn weights_op(op: WeightsOp) -> Result<()> {
             let (ev, prov) = surgery::splice(&surgery::SpliceFrom {
                 contact: &f.contact,
                 race: f.race.as_deref(),
+                blitz: f.blitz.as_deref(),
                 luck: f.luck.as_deref(),
                 promote_luck: f.promote_luck,
             })?;
@@ -775,6 +809,9 @@ fn weights_op(op: WeightsOp) -> Result<()> {
             );
             if let Some(race) = &f.race {
                 what += &format!(", race net of {} ({})", race.display(), ev.race.hidden());
+            }
+            if let Some(blitz) = &f.blitz {
+                what += &format!(", blitz net: contact net of {}", blitz.display());
             }
             if let Some(luck) = &f.luck {
                 what += &format!(", luck net: contact net of {}", luck.display());

@@ -8,7 +8,7 @@
 //! the busy ones.
 
 use crate::backprop::{self, parameters_mut, Gradient};
-use sheshbesh_engine::evaluation::evaluator::{NetEvaluator, Phase};
+use sheshbesh_engine::evaluation::evaluator::{NetClass, NetEvaluator};
 use sheshbesh_engine::evaluation::inputs::SparseInputs;
 use sheshbesh_engine::evaluation::net::Net;
 use sheshbesh_engine::Probs;
@@ -73,7 +73,7 @@ pub struct BatchFit {
 
 /// One net's part of a [`BatchFit`].
 struct NetFit {
-    phase: Phase,
+    class: NetClass,
     adam: Adam,
     grad: Gradient,
     count: usize,
@@ -81,22 +81,22 @@ struct NetFit {
 
 impl BatchFit {
     /// Adds the gradient of the cross-entropy between the outputs for `x`
-    /// and `target` to the batch of the net that evaluates `phase`; returns
-    /// the outputs ([`crate::backprop::backward`]).
+    /// and `target` to the batch of the net of `class`; returns the outputs
+    /// ([`crate::backprop::backward`]).
     pub fn backward(
         &mut self,
         ev: &mut NetEvaluator,
-        phase: Phase,
+        class: NetClass,
         x: &SparseInputs,
         target: &Probs,
         act: &mut sheshbesh_engine::evaluation::net::Activations,
     ) -> Probs {
-        let net = ev.net_mut(phase);
-        let k = match self.nets.iter().position(|n| n.phase == phase) {
+        let net = ev.net_mut(class);
+        let k = match self.nets.iter().position(|n| n.class == class) {
             Some(k) => k,
             None => {
                 self.nets.push(NetFit {
-                    phase,
+                    class,
                     adam: Adam::new(net),
                     grad: Gradient::zeros(net),
                     count: 0,
@@ -113,7 +113,7 @@ impl BatchFit {
     /// and starts a new batch.
     pub fn step(&mut self, ev: &mut NetEvaluator, alpha: f32) {
         for n in self.nets.iter_mut().filter(|n| n.count > 0) {
-            n.adam.step(ev.net_mut(n.phase), &n.grad, n.count, alpha);
+            n.adam.step(ev.net_mut(n.class), &n.grad, n.count, alpha);
             n.grad.clear();
             n.count = 0;
         }

@@ -24,7 +24,9 @@ use std::sync::atomic::AtomicBool;
 use anyhow::Result;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use sheshbesh_engine::evaluation::evaluator::{sanitize, Evaluator, NetEvaluator, Phase};
+use sheshbesh_engine::evaluation::evaluator::{
+    sanitize, Evaluator, NetClass, NetEvaluator, Phase, BLITZ_NET,
+};
 use sheshbesh_engine::evaluation::inputs::SparseInputs;
 use sheshbesh_engine::evaluation::net::OUTPUTS;
 use sheshbesh_engine::rollout::{rollout, RolloutSettings};
@@ -113,7 +115,7 @@ pub struct Calibration {
     pub held_out: usize,
     /// Rollout trials per label.
     pub trials: u32,
-    /// The net calibrated (`contact` or `race`).
+    /// The net calibrated (`contact`, `race` or `blitz`).
     pub net: String,
     /// The positions rolled out.
     pub class: PositionClass,
@@ -193,11 +195,11 @@ struct Point {
     target: f64,
 }
 
-/// The raw logits of `ev`'s `phase` net for `pos`, with `None` for an
+/// The raw logits of `ev`'s `class` net for `pos`, with `None` for an
 /// output the evaluator sets to zero there (a gammon that cannot happen):
 /// those say nothing about the output's scale.
-fn logits(ev: &NetEvaluator, phase: Phase, pos: &Position) -> [Option<f64>; OUTPUTS] {
-    let net = ev.net(phase);
+fn logits(ev: &NetEvaluator, class: NetClass, pos: &Position) -> [Option<f64>; OUTPUTS] {
+    let net = ev.net(class);
     let mut x = SparseInputs::default();
     let mut act = net.activations();
     ev.encode_into(pos, &mut x);
@@ -295,17 +297,17 @@ fn measure(points: &[Point], c: Platt) -> OutputFit {
     }
 }
 
-/// Each output of `phase`'s net on `examples[which]`: the net's logit
+/// Each output of `class`'s net on `examples[which]`: the net's logit
 /// and the label, where the output can happen.
 fn points(
     ev: &NetEvaluator,
-    phase: Phase,
+    class: NetClass,
     examples: &[&Example],
     which: &[usize],
 ) -> [Vec<Point>; OUTPUTS] {
     let rows: Vec<[Option<f64>; OUTPUTS]> = which
         .par_iter()
-        .map(|&i| logits(ev, phase, &examples[i].position))
+        .map(|&i| logits(ev, class, &examples[i].position))
         .collect();
     std::array::from_fn(|k| {
         which
@@ -330,16 +332,20 @@ pub fn calibrate(
     command: &str,
 ) -> Calibration {
     let phase = cfg.phase;
-    let examples: Vec<&Example> = examples.iter().filter(|e| e.phase == phase).collect();
+    let class = taught_net(ev, phase, examples);
+    let examples: Vec<&Example> = examples
+        .iter()
+        .filter(|e| e.phase == phase && ev.class_of(&e.position) == class)
+        .collect();
     let (_, held, fitted) = held_out_split(examples.len(), cfg.seed);
-    let held_before = points(ev, phase, &examples, &held);
+    let held_before = points(ev, class, &examples, &held);
     let before = std::array::from_fn(|k| measure(&held_before[k], Platt::IDENTITY));
     let mut outputs = [Platt::IDENTITY; OUTPUTS];
     match cfg.fit {
         CalibrationFit::Outputs => {
-            let fit_points = points(ev, phase, &examples, &fitted);
+            let fit_points = points(ev, class, &examples, &fitted);
             outputs = std::array::from_fn(|k| fit_platt(&fit_points[k]));
-            let p = ev.net_mut(phase).params_mut();
+            let p = ev.net_mut(class).params_mut();
             for (k, c) in outputs.iter().enumerate() {
                 p.w2.row_mut(k).mapv_inplace(|w| w * c.scale);
                 p.b2[k] = p.b2[k] * c.scale + c.shift;
@@ -359,19 +365,21 @@ pub fn calibrate(
                 (alpha, alpha / 10.0),
                 64,
                 cfg.seed ^ 0xCA1,
+                Some(class),
             );
         }
     }
-    let held_after = points(ev, phase, &examples, &held);
+    let held_after = points(ev, class, &examples, &held);
     let after = std::array::from_fn(|k| measure(&held_after[k], Platt::IDENTITY));
     Calibration {
         command: command.to_string(),
         labels: fitted.len(),
         held_out: held.len(),
         trials: cfg.trials,
-        net: match phase {
-            Phase::Contact => "contact",
-            Phase::Race => "race",
+        net: match class {
+            NetClass::Contact => "contact",
+            NetClass::Race => "race",
+            NetClass::Blitz => BLITZ_NET,
         }
         .to_string(),
         class: cfg.class,
@@ -379,6 +387,22 @@ pub fn calibrate(
         outputs,
         before,
         after,
+    }
+}
+
+/// The net a calibration of `phase` teaches: the one that values most of
+/// the phase's labels (the blitz net, when there is one, for blitzes;
+/// the phase's net for every file without one). The labels it does not
+/// value are left out.
+fn taught_net(ev: &NetEvaluator, phase: Phase, examples: &[Example]) -> NetClass {
+    let of_phase = || examples.iter().filter(|e| e.phase == phase);
+    let blitzes = of_phase()
+        .filter(|e| ev.class_of(&e.position) == NetClass::Blitz)
+        .count();
+    if 2 * blitzes > of_phase().count() {
+        NetClass::Blitz
+    } else {
+        NetClass::from(phase)
     }
 }
 
@@ -447,23 +471,27 @@ mod tests {
     }
 
     #[test]
-    fn the_committed_holding_game_labels_read_back_and_are_real_holding_games() {
-        // Our rollouts of real play's holding games kept for later fits
-        // (data/labels/README.md): checksummed, each a holding game and a
-        // board of the sample they were drawn from.
+    fn the_committed_class_labels_read_back_and_are_real_play_of_their_class() {
+        // Our rollouts of real play's holding games and blitzes kept for
+        // later fits (data/labels/README.md): checksummed, each of its
+        // class and a board of the sample they were drawn from.
         let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-        let examples =
-            load_examples(&Path::new(root).join("data/labels/holding-seed98.labels")).unwrap();
-        assert_eq!(examples.len(), 8663);
         let sample =
             std::fs::read_to_string(Path::new(root).join("data/samples/bglab-checker.ids"))
                 .unwrap();
         let listed: std::collections::HashSet<&str> = sample.lines().collect();
-        for e in &examples {
-            assert!(PositionClass::TwoAnchors.holds(&e.position));
-            let id = sheshbesh_engine::formats::position_id::encode(&e.position);
-            assert!(listed.contains(id.as_str()), "{id}");
-            assert!(e.target.0.iter().all(|p| (0.0..=1.0).contains(p)));
+        for (file, class, count) in [
+            ("holding-seed98.labels", PositionClass::TwoAnchors, 8663),
+            ("blitz-seed131.labels", PositionClass::Blitz, 8287),
+        ] {
+            let examples = load_examples(&Path::new(root).join("data/labels").join(file)).unwrap();
+            assert_eq!(examples.len(), count, "{file}");
+            for e in &examples {
+                assert!(class.holds(&e.position), "{file}");
+                let id = sheshbesh_engine::formats::position_id::encode(&e.position);
+                assert!(listed.contains(id.as_str()), "{file}: {id}");
+                assert!(e.target.0.iter().all(|p| (0.0..=1.0).contains(p)));
+            }
         }
     }
 
@@ -496,12 +524,27 @@ mod tests {
         assert!(walked.iter().filter(|p| !list.contains(p)).count() > walked.len() / 2);
     }
 
+    /// A calibration of contact positions of `class` that fits the labels
+    /// it is given (it rolls out none).
+    fn fit_only(class: PositionClass, fit: CalibrationFit) -> CalibrateConfig {
+        CalibrateConfig {
+            sample: SampleSource::SelfPlay { explore: 0.1 },
+            positions: 0,
+            trials: 1,
+            phase: Phase::Contact,
+            class,
+            fit,
+            seed: 1,
+            shard: Shard::ALL,
+        }
+    }
+
     #[test]
     fn a_calibrated_net_gives_the_calibrated_chances() {
         use sheshbesh_engine::evaluation::inputs::Layout;
         let mut ev = crate::train::fresh(5, 32, 32, Layout::V3);
         let pos = Position::start();
-        let before = logits(&ev, Phase::Contact, &pos);
+        let before = logits(&ev, NetClass::Contact, &pos);
         // Labels that push every output up: the fit must raise them, and
         // the net itself (not a wrapper) must then say so.
         let examples: Vec<Example> = sample(&ev, 200, 0.1, 3)
@@ -517,23 +560,46 @@ mod tests {
             })
             .collect();
         assert!(examples.len() > 50);
-        let cfg = CalibrateConfig {
-            sample: SampleSource::SelfPlay { explore: 0.1 },
-            positions: 0,
-            trials: 1,
-            phase: Phase::Contact,
-            class: PositionClass::All,
-            fit: CalibrationFit::Outputs,
-            seed: 1,
-            shard: Shard::ALL,
-        };
+        let cfg = fit_only(PositionClass::All, CalibrationFit::Outputs);
         let c = calibrate(&mut ev, &cfg, &examples, "test");
-        let after = logits(&ev, Phase::Contact, &pos);
+        let after = logits(&ev, NetClass::Contact, &pos);
         assert!(c.after[0].rmse < c.before[0].rmse, "{c:?}");
         assert!(after[0].unwrap() > before[0].unwrap());
         let k = 0;
         let expected =
             f64::from(c.outputs[k].scale) * before[k].unwrap() + f64::from(c.outputs[k].shift);
         assert!((after[k].unwrap() - expected).abs() < 1e-3);
+    }
+
+    /// Labels of blitzes teach a file's blitz net, and only it.
+    #[test]
+    fn rollouts_of_blitzes_calibrate_the_blitz_net_alone() {
+        use sheshbesh_engine::evaluation::evaluator::is_blitz;
+        use sheshbesh_engine::evaluation::inputs::Layout;
+        let mut ev = crate::train::fresh(5, 32, 32, Layout::V3);
+        ev.blitz = Some(ev.contact.clone());
+        let examples: Vec<Example> = sample(&ev, 20_000, 0.1, 3)
+            .into_iter()
+            .filter(|p| Phase::of(p) == Phase::Contact && is_blitz(p))
+            .take(200)
+            .map(|position| Example {
+                phase: Phase::Contact,
+                position,
+                target: Probs([0.9, 0.5, 0.05, 0.02, 0.0]),
+            })
+            .collect();
+        assert!(examples.len() > 50, "{}", examples.len());
+        let fit = CalibrationFit::Net {
+            epochs: 2,
+            alpha: 0.001,
+            anchors: 1,
+        };
+        let cfg = fit_only(PositionClass::Blitz, fit);
+        let before = ev.clone();
+        let c = calibrate(&mut ev, &cfg, &examples, "test");
+        assert_eq!(c.net, "blitz");
+        assert!(c.after[0].rmse < c.before[0].rmse, "{c:?}");
+        assert_eq!((&ev.contact, &ev.race), (&before.contact, &before.race));
+        assert_ne!(ev.blitz, before.blitz);
     }
 }

@@ -3,6 +3,7 @@
 //! net is weakest and self-play seldom goes.
 
 use serde::{Deserialize, Serialize};
+use sheshbesh_engine::evaluation::evaluator::is_blitz;
 use sheshbesh_engine::rules::position::Checkers;
 use sheshbesh_engine::Position;
 
@@ -17,11 +18,11 @@ pub enum PositionClass {
     /// about 0.09 too likely to win where its own rollouts agree with
     /// gnubg's), and self-play seldom reaches them.
     BackGame,
-    /// Blitzes: one side on the bar against four or more closed points of
-    /// the other's home board, or with two or more on the bar against
-    /// three or more. The net's gammon chances decide their cube actions
-    /// (a post-Crawford blitz cost the most of the held-out cube
-    /// decisions), and it may misjudge them as it did back games.
+    /// Blitzes ([`is_blitz`]: one side on the bar against four or more
+    /// closed points of the other's home board, or with two or more on the
+    /// bar against three or more), the positions a blitz net values. The
+    /// net's gammon chances decide their cube actions (a post-Crawford
+    /// blitz cost the most of the held-out cube decisions).
     Blitz,
     /// Holding games: one side holds two or more points in the other's
     /// home board, whatever the race (back games are the deep end). Where
@@ -48,14 +49,7 @@ impl PositionClass {
                 let ahead = i64::from(theirs) - i64::from(mine);
                 pos.is_contact() && (holds(&pos.me, ahead) || holds(&pos.opp, -ahead))
             }
-            PositionClass::Blitz => {
-                let blitzes = |attacker: &Checkers, defender: &Checkers| {
-                    // Bits 1..6 are a side's own home board.
-                    let closed = (attacker.made() & 0x7E).count_ones();
-                    (defender.bar() >= 1 && closed >= 4) || (defender.bar() >= 2 && closed >= 3)
-                };
-                blitzes(&pos.me, &pos.opp) || blitzes(&pos.opp, &pos.me)
-            }
+            PositionClass::Blitz => is_blitz(pos),
             PositionClass::TwoAnchors => {
                 pos.is_contact() && (anchors(&pos.me) >= 2 || anchors(&pos.opp) >= 2)
             }

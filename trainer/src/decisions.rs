@@ -15,7 +15,7 @@ use crate::adam::BatchFit;
 use crate::labels::{best_plays_of_a_roll, held_out_split, FitPass, LabelLines};
 use anyhow::{Context, Result};
 use rand::seq::SliceRandom;
-use sheshbesh_engine::evaluation::evaluator::{final_result, Evaluator, NetEvaluator, Phase};
+use sheshbesh_engine::evaluation::evaluator::{final_result, Evaluator, NetClass, NetEvaluator};
 use sheshbesh_engine::evaluation::inputs::SparseInputs;
 use sheshbesh_engine::evaluation::net::Activations;
 use sheshbesh_engine::search::ply::{MoveFilter, Ply};
@@ -152,6 +152,10 @@ pub struct DecisionFit {
     /// Weight of the anchor (cross-entropy to the labelling net's own
     /// outputs) against the regret.
     pub anchor: f32,
+    /// Fit only this net: the others value their plays but stay as they
+    /// are (a blitz net taught beside a contact net it must not move).
+    /// `None`: every net that values a play.
+    pub only: Option<NetClass>,
 }
 
 /// The derivative of the mover's equity with respect to the next side's
@@ -175,7 +179,7 @@ fn net_choice(
             Some(v) => (Probs::default(), v),
             None => {
                 ev.encode_into(&c.next, x);
-                let y = ev.net(Phase::of(&c.next)).eval(x, act);
+                let y = ev.net(ev.class_of(&c.next)).eval(x, act);
                 (y, -y.equity())
             }
         };
@@ -239,7 +243,8 @@ pub fn fit(
                 let z: f32 = w.iter().sum();
                 let expected: f32 = (0..w.len()).map(|k| w[k] / z * d.regret(k)).sum();
                 for (k, c) in d.choices.iter().enumerate() {
-                    if c.fixed.is_some() {
+                    let class = ev.class_of(&c.next);
+                    if c.fixed.is_some() || cfg.only.is_some_and(|only| only != class) {
                         continue;
                     }
                     let de = w[k] / z * (d.regret(k) - expected) / tau;
@@ -252,7 +257,7 @@ pub fn fit(
                             + cfg.anchor * (y[j] - c.anchor.0[j]);
                         y[j] - logit_error
                     }));
-                    nets.backward(ev, Phase::of(&c.next), &xs[k], &target, &mut act);
+                    nets.backward(ev, class, &xs[k], &target, &mut act);
                 }
             }
             nets.step(ev, alpha);
@@ -465,6 +470,7 @@ mod tests {
         let mut ev = crate::train::fresh(3, 32, 32, Layout::V2);
         let all = decisions(&ev);
         let cfg = DecisionFit {
+            only: None,
             epochs: 12,
             alpha: (0.003, 0.003),
             batch: 4,

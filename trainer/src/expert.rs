@@ -20,7 +20,7 @@ use crate::labels::{
 };
 use anyhow::Result;
 use rand::seq::SliceRandom;
-use sheshbesh_engine::evaluation::evaluator::{NetEvaluator, Phase};
+use sheshbesh_engine::evaluation::evaluator::{NetClass, NetEvaluator, Phase};
 use sheshbesh_engine::evaluation::inputs::SparseInputs;
 use sheshbesh_engine::search::ply::MoveFilter;
 use sheshbesh_engine::Position;
@@ -118,9 +118,12 @@ pub struct ExpertConfig {
     pub temperature: f32,
     /// Weight of the decision fit's anchor to the nets' own outputs.
     pub anchor: f32,
-    /// Label and fit only the positions of one phase (one net), the other
+    /// Label and fit only the positions of one phase, the other phase's
     /// net untouched; `None`: every position.
     pub phase: Option<Phase>,
+    /// Fit only this net (the blitz net, say), the others untouched though
+    /// they value some of the labels' plays; `None`: every net.
+    pub fit_net: Option<NetClass>,
     /// Label only the sampled positions of this class (holding games,
     /// say): the search is spent where the net chooses worst.
     pub class: PositionClass,
@@ -135,7 +138,9 @@ pub struct ExpertConfig {
 /// Fits the nets to labelled examples: `epochs` passes at a learning rate
 /// falling geometrically from `alpha` to `alpha_end`, by plain descent one
 /// position at a time (`batch` 0) or by [`crate::adam::Adam`] on batches of `batch`
-/// positions. A [`crate::labels::HELD_OUT`] share of the examples is never fitted.
+/// positions. Each example teaches the net that values it
+/// ([`NetEvaluator::class_of`]), only `only`'s when given. A
+/// [`crate::labels::HELD_OUT`] share of the examples is never fitted.
 pub fn fit(
     ev: &mut NetEvaluator,
     examples: &[Example],
@@ -143,7 +148,20 @@ pub fn fit(
     (alpha, alpha_end): (f32, f32),
     batch: usize,
     seed: u64,
+    only: Option<NetClass>,
 ) -> Vec<FitPass> {
+    let kept: Vec<Example>;
+    let examples = match only {
+        Some(class) => {
+            kept = examples
+                .iter()
+                .filter(|e| ev.class_of(&e.position) == class)
+                .cloned()
+                .collect();
+            &kept[..]
+        }
+        None => examples,
+    };
     let (mut rng, held, mut order) = held_out_split(examples.len(), seed);
     let mut act = ev.contact.activations();
     let mut x = SparseInputs::default();
@@ -162,10 +180,11 @@ pub fn fit(
             for &i in chunk {
                 let e = &examples[i];
                 ev.encode_into(&e.position, &mut x);
+                let class = ev.class_of(&e.position);
                 let before = if batch == 0 {
-                    backprop::train(ev.net_mut(e.phase), &x, &e.target, alpha, &mut act)
+                    backprop::train(ev.net_mut(class), &x, &e.target, alpha, &mut act)
                 } else {
-                    nets.backward(ev, e.phase, &x, &e.target, &mut act)
+                    nets.backward(ev, class, &x, &e.target, &mut act)
                 };
                 sq += f64::from((before.win() - e.target.win()).powi(2));
             }
@@ -175,7 +194,7 @@ pub fn fit(
         for &i in &held {
             let e = &examples[i];
             ev.encode_into(&e.position, &mut x);
-            let now = ev.net(e.phase).eval(&x, &mut act);
+            let now = ev.net(ev.class_of(&e.position)).eval(&x, &mut act);
             held_sq += f64::from((now.win() - e.target.win()).powi(2));
         }
         passes.push(FitPass {
@@ -223,6 +242,7 @@ pub fn round(
                 alpha,
                 batch,
                 seed ^ 0xD15,
+                cfg.fit_net,
             )))
         }
         LabelSource::Decisions { .. } => {
@@ -246,6 +266,7 @@ pub fn round(
                 batch: cfg.batch,
                 temperature: cfg.temperature,
                 anchor: cfg.anchor,
+                only: cfg.fit_net,
             };
             Ok(Some(decisions::fit(ev, &all, &fit, seed ^ 0xD15)))
         }
@@ -379,6 +400,7 @@ mod tests {
             temperature: 0.02,
             anchor: 1.0,
             phase: None,
+            fit_net: None,
         }
     }
 
@@ -436,6 +458,39 @@ mod tests {
             .filter(|p| PositionClass::TwoAnchors.holds(p))
             .collect();
         assert_eq!(holding, kept);
+    }
+
+    /// `--fit-net blitz` teaches the blitz net alone, by values and by
+    /// decisions, though the contact net values some of the plays.
+    #[test]
+    fn a_round_fitting_the_blitz_net_leaves_the_others_alone() {
+        let mut ev0 = crate::train::fresh(3, 32, 32, Layout::V2);
+        ev0.blitz = Some(ev0.contact.clone());
+        let dir = std::env::temp_dir().join(format!("shb-blitz-{}", std::process::id()));
+        for labels in [
+            LabelSource::Search,
+            LabelSource::Decisions {
+                keep: 4,
+                disputed: false,
+            },
+        ] {
+            let cfg = ExpertConfig {
+                positions: 3000,
+                class: PositionClass::Blitz,
+                fit_net: Some(NetClass::Blitz),
+                ..config(labels, &dir)
+            };
+            let cache = dir.join("round-1.labels");
+            let mut ev = ev0.clone();
+            round(&mut ev, None, &cfg, 5, Some(&cache))
+                .unwrap()
+                .unwrap();
+            assert_eq!((&ev.contact, &ev.race), (&ev0.contact, &ev0.race));
+            assert_ne!(ev.blitz, ev0.blitz);
+            let _ = std::fs::remove_file(&cache);
+            let _ = std::fs::remove_file(dir.join("round-1.decisions"));
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -286,6 +286,7 @@ mod tests {
                 temperature: 0.02,
                 anchor: 1.0,
                 phase: None,
+                fit_net: None,
                 class: crate::classes::PositionClass::All,
                 reanchor: false,
             },

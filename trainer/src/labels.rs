@@ -25,7 +25,8 @@ use sheshbesh_engine::{formats::position_id, Position, Probs};
 /// One labelled position.
 #[derive(Clone, Debug)]
 pub struct Example {
-    /// Which net learns it.
+    /// Its phase (what `--phase` keeps; the net that learns it is the one
+    /// that values it, [`sheshbesh_engine::evaluation::evaluator::NetEvaluator::class_of`]).
     pub phase: Phase,
     /// The position (player on roll).
     pub position: Position,

@@ -11,7 +11,7 @@
 
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use sheshbesh_engine::evaluation::evaluator::{best_candidate, Evaluator, NetEvaluator, Phase};
+use sheshbesh_engine::evaluation::evaluator::{best_candidate, Evaluator, NetClass, NetEvaluator};
 use sheshbesh_engine::evaluation::inputs::SparseInputs;
 use sheshbesh_engine::rules::movegen::{generate, MoveList};
 use sheshbesh_engine::{Dice, Position, Probs};
@@ -30,7 +30,7 @@ pub struct GameStats {
 pub struct Scratch {
     list: MoveList,
     values: Vec<Probs>,
-    steps: Vec<(Phase, SparseInputs, Probs)>,
+    steps: Vec<(NetClass, SparseInputs, Probs)>,
     act: Option<sheshbesh_engine::evaluation::net::Activations>,
 }
 
@@ -66,7 +66,7 @@ pub fn play_and_learn(
         let (i, v) = best_candidate(&*ev, s.list.as_slice(), &mut s.values);
         // Bear-offs the databases know need no learning.
         if ev.exact(&pos).is_none() {
-            s.steps.push((Phase::of(&pos), encoded(ev, &pos), v));
+            s.steps.push((ev.class_of(&pos), encoded(ev, &pos), v));
         }
         let after = s.list.as_slice()[i].position;
         if after.me.off() == 15 {
@@ -91,8 +91,8 @@ pub fn play_and_learn(
     }
     let act = s.act.get_or_insert_with(|| ev.contact.activations());
     let mut stats = GameStats::default();
-    for (phase, x, target) in &s.steps {
-        let before = crate::backprop::train(ev.net_mut(*phase), x, target, alpha, act);
+    for (class, x, target) in &s.steps {
+        let before = crate::backprop::train(ev.net_mut(*class), x, target, alpha, act);
         stats.sq_error += f64::from((before.win() - target.win()).powi(2));
         stats.plies += 1;
     }

@@ -239,12 +239,16 @@ pub fn ensemble(paths: &[std::path::PathBuf]) -> Result<(NetEvaluator, Provenanc
 }
 
 /// Where a splice takes its nets from: the contact file's nets, with the
-/// race net and the luck yardstick's contact net replaced where given.
+/// race net, the blitz net and the luck yardstick's contact net replaced
+/// where given.
 pub struct SpliceFrom<'a> {
     /// The file whose contact net (and, unless replaced, others) is kept.
     pub contact: &'a Path,
     /// The file whose race net is taken.
     pub race: Option<&'a Path>,
+    /// The file whose contact net becomes the blitz net
+    /// ([`sheshbesh_engine::evaluation::evaluator::BLITZ_NET`]).
+    pub blitz: Option<&'a Path>,
     /// The file whose contact net becomes the luck yardstick's
     /// ([`sheshbesh_engine::evaluation::evaluator::LUCK_NET`]).
     pub luck: Option<&'a Path>,
@@ -263,8 +267,8 @@ pub struct SpliceFrom<'a> {
 /// recorded and its games and seconds added.
 pub fn splice(from: &SpliceFrom) -> Result<(NetEvaluator, Provenance)> {
     anyhow::ensure!(
-        from.race.is_some() || from.luck.is_some() || from.promote_luck,
-        "a splice needs a race file, a luck file or a promoted luck net"
+        from.race.is_some() || from.blitz.is_some() || from.luck.is_some() || from.promote_luck,
+        "a splice needs a race file, a blitz file, a luck file or a promoted luck net"
     );
     let (mut ev, mut prov) = checkpoint::load(from.contact)?;
     if from.promote_luck {
@@ -285,6 +289,23 @@ pub fn splice(from: &SpliceFrom) -> Result<(NetEvaluator, Provenance)> {
         // The yardstick judges races with the race net it ships beside.
         let luck = ev.luck.take();
         ev = ev.with_luck(luck.as_ref().map(|l| &l.contact));
+    }
+    if let Some(path) = from.blitz {
+        if path == from.contact {
+            // A copy of the file's own contact net: no other training to
+            // add to the record.
+            prov = Some(with_step(prov, "blitz net: a copy of the contact net"));
+            ev.blitz = Some(ev.contact.clone());
+        } else {
+            let other = spliced_in(
+                &ev,
+                &mut prov,
+                from.contact,
+                path,
+                "blitz net: contact net of",
+            )?;
+            ev.blitz = Some(other.contact);
+        }
     }
     if let Some(path) = from.luck {
         let other = spliced_in(
@@ -519,6 +540,7 @@ pub(crate) mod tests {
             SpliceFrom {
                 contact,
                 race,
+                blitz: None,
                 luck,
                 promote_luck: false,
             }
@@ -539,6 +561,34 @@ pub(crate) mod tests {
         checkpoint::save(&pd, &ev, &prov).unwrap();
         let (back, _) = checkpoint::load(&pd).unwrap();
         assert_eq!(back, ev);
+        // A blitz net: b's contact net values the blitzes, written and
+        // read back with the file.
+        let (ev, prov) = splice(&SpliceFrom {
+            blitz: Some(&pb),
+            ..with(&pa, None, None)
+        })
+        .unwrap();
+        assert_eq!(
+            (&ev.contact, ev.blitz.as_ref()),
+            (&a.contact, Some(&b.contact))
+        );
+        assert!(prov.command.contains("blitz net"), "{}", prov.command);
+        let pe = dir.join("e.w");
+        checkpoint::save(&pe, &ev, &prov).unwrap();
+        assert_eq!(checkpoint::load(&pe).unwrap().0, ev);
+        // A copy of the file's own contact net adds no games to the record.
+        let (ev, prov) = splice(&SpliceFrom {
+            blitz: Some(&pa),
+            ..with(&pa, None, None)
+        })
+        .unwrap();
+        assert_eq!(ev.blitz.as_ref(), Some(&a.contact));
+        assert!(
+            prov.command.contains("a copy of the contact net"),
+            "{}",
+            prov.command
+        );
+        assert_eq!(prov.games, checkpoint::load(&pa).unwrap().1.unwrap().games);
         // Splicing a race net in keeps the yardstick's race net the same.
         let (ev, _) = splice(&with(&pd, Some(&pb), None)).unwrap();
         let luck = ev.luck.as_ref().expect("the luck net kept");

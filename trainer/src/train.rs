@@ -90,6 +90,7 @@ pub fn fresh(seed: u64, hidden: usize, race_hidden: usize, layout: Layout) -> Ne
     NetEvaluator {
         contact: Net::random(layout.inputs(), hidden, &mut rng),
         race: Net::random(layout.inputs(), race_hidden, &mut rng),
+        blitz: None,
         bearoff: None,
         layout,
         luck: None,

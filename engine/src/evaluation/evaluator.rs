@@ -1,5 +1,6 @@
 //! Evaluators: anything that gives [`Probs`] for positions, and the net
-//! evaluator that picks a net by game phase.
+//! evaluator that picks a net by game phase and, where it has one, by
+//! game plan (a blitz).
 //!
 //! Evaluators stack: [`crate::search::ply::Ply`] wraps any [`Evaluator`] to look
 //! further ahead, and a rollout wraps either. Tests use
@@ -14,7 +15,7 @@ use crate::evaluation::prefilter::{Prefilter, PREFILTER_NET};
 use crate::evaluation::probs::Probs;
 use crate::evaluation::weights::{WeightsError, WeightsSet};
 use crate::rules::movegen::Candidate;
-use crate::rules::position::Position;
+use crate::rules::position::{Checkers, Position};
 use crate::rules::scoring::{win_kind, WinKind};
 
 /// Gives outcome probabilities for the player on roll, before the roll.
@@ -202,14 +203,52 @@ impl Phase {
     }
 }
 
-/// The neural evaluator: a contact net, a race net, and the bear-off
-/// databases once every checker is home.
+/// Which of a [`NetEvaluator`]'s nets values a position: its phase's, or
+/// for a blitz, the blitz net when the evaluator has one. A net of its
+/// own lets a game plan the contact net plays badly be taught without
+/// moving the contact net's other positions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NetClass {
+    /// The contact net.
+    Contact,
+    /// The race net.
+    Race,
+    /// The blitz net ([`is_blitz`] positions).
+    Blitz,
+}
+
+impl From<Phase> for NetClass {
+    fn from(phase: Phase) -> NetClass {
+        match phase {
+            Phase::Contact => NetClass::Contact,
+            Phase::Race => NetClass::Race,
+        }
+    }
+}
+
+/// A blitz: one side on the bar against four or more closed points of the
+/// other's home board, or with two or more on the bar against three or
+/// more. Gammons decide these positions, and there our own 2-ply plays
+/// far better than the contact net at 0 ply.
+pub fn is_blitz(pos: &Position) -> bool {
+    let blitzes = |attacker: &Checkers, defender: &Checkers| {
+        // Bits 1..6 are a side's own home board.
+        let closed = (attacker.made() & 0x7E).count_ones();
+        (defender.bar() >= 1 && closed >= 4) || (defender.bar() >= 2 && closed >= 3)
+    };
+    blitzes(&pos.me, &pos.opp) || blitzes(&pos.opp, &pos.me)
+}
+
+/// The neural evaluator: a contact net, a race net, optionally a blitz
+/// net, and the bear-off databases once every checker is home.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NetEvaluator {
     /// Net for positions with contact.
     pub contact: Net,
     /// Net for races.
     pub race: Net,
+    /// Net for blitzes ([`is_blitz`]; `None`: the contact net plays them).
+    pub blitz: Option<Net>,
     /// Exact values for bear-offs (`None`: the race net plays them too).
     pub bearoff: Option<Arc<Bearoff>>,
     /// The input layout both nets read.
@@ -226,16 +265,17 @@ pub struct NetEvaluator {
 /// The name of a weights file's luck-yardstick contact net.
 pub const LUCK_NET: &str = "luck";
 
+/// The name of a weights file's blitz net.
+pub const BLITZ_NET: &str = "blitz";
+
 impl NetEvaluator {
     /// Builds the evaluator from a weights file's nets.
     pub fn from_weights(set: &WeightsSet) -> Result<NetEvaluator, WeightsError> {
-        if let Some((name, _)) = set
-            .nets
-            .iter()
-            .find(|(n, _)| n != "contact" && n != "race" && n != LUCK_NET && n != PREFILTER_NET)
-        {
+        if let Some((name, _)) = set.nets.iter().find(|(n, _)| {
+            !["contact", "race", BLITZ_NET, LUCK_NET, PREFILTER_NET].contains(&n.as_str())
+        }) {
             return Err(WeightsError::Shape(format!(
-                "a net named {name:?}: this build evaluates with a contact, a race, a luck and a prefilter net only"
+                "a net named {name:?}: this build evaluates with a contact, a race, a blitz, a luck and a prefilter net only"
             )));
         }
         let prefilter = match set.nets.iter().find(|(n, _)| n == PREFILTER_NET) {
@@ -246,10 +286,21 @@ impl NetEvaluator {
         };
         let contact = set.get("contact")?.clone();
         let race = set.get("race")?.clone();
+        let blitz = match set.nets.iter().find(|(n, _)| n == BLITZ_NET) {
+            Some((_, net)) if net.inputs() != contact.inputs() => {
+                return Err(WeightsError::Shape(format!(
+                    "the blitz net reads {} inputs, the contact net {}",
+                    net.inputs(),
+                    contact.inputs()
+                )))
+            }
+            found => found.map(|(_, net)| net.clone()),
+        };
         let luck = set.nets.iter().find(|(n, _)| n == LUCK_NET);
         Ok(NetEvaluator {
             contact,
             race,
+            blitz,
             bearoff: None,
             layout: set.layout,
             luck: None,
@@ -268,6 +319,9 @@ impl NetEvaluator {
     fn set_first_layer(&mut self, first: FirstLayer) {
         self.contact.set_first_layer(first);
         self.race.set_first_layer(first);
+        if let Some(blitz) = self.blitz.as_mut() {
+            blitz.set_first_layer(first);
+        }
         if let Some(luck) = self.luck.as_mut() {
             Arc::make_mut(luck).set_first_layer(first);
         }
@@ -293,6 +347,7 @@ impl NetEvaluator {
                     net
                 },
                 race: self.race.clone(),
+                blitz: None,
                 bearoff: self.bearoff.clone(),
                 layout: self.layout,
                 luck: None,
@@ -308,6 +363,9 @@ impl NetEvaluator {
             ("contact".into(), self.contact.clone()),
             ("race".into(), self.race.clone()),
         ];
+        if let Some(blitz) = &self.blitz {
+            nets.push((BLITZ_NET.into(), blitz.clone()));
+        }
         if let Some(luck) = &self.luck {
             nets.push((LUCK_NET.into(), luck.contact.clone()));
         }
@@ -328,19 +386,35 @@ impl NetEvaluator {
         x.fill(pos, self.layout);
     }
 
-    /// The net for a phase.
-    pub fn net(&self, phase: Phase) -> &Net {
-        match phase {
-            Phase::Contact => &self.contact,
-            Phase::Race => &self.race,
+    /// Which of these nets values `pos`.
+    #[inline]
+    pub fn class_of(&self, pos: &Position) -> NetClass {
+        if !pos.is_contact() {
+            NetClass::Race
+        } else if self.blitz.is_some() && is_blitz(pos) {
+            NetClass::Blitz
+        } else {
+            NetClass::Contact
         }
     }
 
-    /// The net for a phase, mutably (training).
-    pub fn net_mut(&mut self, phase: Phase) -> &mut Net {
-        match phase {
-            Phase::Contact => &mut self.contact,
-            Phase::Race => &mut self.race,
+    /// The net of a class (the contact net for blitzes when there is no
+    /// blitz net, as [`Self::class_of`] routes them).
+    pub fn net(&self, class: impl Into<NetClass>) -> &Net {
+        match class.into() {
+            NetClass::Contact => &self.contact,
+            NetClass::Race => &self.race,
+            NetClass::Blitz => self.blitz.as_ref().unwrap_or(&self.contact),
+        }
+    }
+
+    /// The net of a class, mutably (training; the contact net for blitzes
+    /// when there is no blitz net).
+    pub fn net_mut(&mut self, class: impl Into<NetClass>) -> &mut Net {
+        match class.into() {
+            NetClass::Contact => &mut self.contact,
+            NetClass::Race => &mut self.race,
+            NetClass::Blitz => self.blitz.as_mut().unwrap_or(&mut self.contact),
         }
     }
 }
@@ -400,10 +474,10 @@ impl Default for Group {
 }
 
 /// A batch's scratch: a group for each way a position can be valued (the
-/// contact net, the race net, the near position's sums) and the
-/// activations of the group being evaluated.
+/// contact net, the race net, the blitz net, the near position's sums)
+/// and the activations of the group being evaluated.
 struct Scratch {
-    groups: [Group; 3],
+    groups: [Group; 4],
     acts: [Activations; GROUP],
 }
 
@@ -412,16 +486,17 @@ struct Scratch {
 enum Way {
     Contact = 0,
     Race = 1,
-    Near = 2,
+    Blitz = 2,
+    Near = 3,
 }
 
-impl Way {
-    /// The net of `pos`'s phase, from the biases.
-    fn of(pos: &Position) -> Way {
-        if pos.is_contact() {
-            Way::Contact
-        } else {
-            Way::Race
+impl From<NetClass> for Way {
+    /// The class's net, from the biases.
+    fn from(class: NetClass) -> Way {
+        match class {
+            NetClass::Contact => Way::Contact,
+            NetClass::Race => Way::Race,
+            NetClass::Blitz => Way::Blitz,
         }
     }
 }
@@ -435,7 +510,7 @@ impl NetEvaluator {
         positions: &[Position],
         out: &mut [Probs],
         near: Option<(&Net, &FirstSums)>,
-        mut sort: impl FnMut(&Position, &mut [Group; 3]) -> Way,
+        mut sort: impl FnMut(&Position, &mut [Group; 4]) -> Way,
     ) {
         thread_local! {
             static SCRATCH: std::cell::RefCell<Option<Box<Scratch>>> =
@@ -455,6 +530,7 @@ impl NetEvaluator {
                 let (net, sums) = match way {
                     Way::Contact => (&self.contact, None),
                     Way::Race => (&self.race, None),
+                    Way::Blitz => (self.net(NetClass::Blitz), None),
                     Way::Near => {
                         let (net, sums) = near.expect("a near group has sums");
                         (net, Some(sums))
@@ -479,7 +555,7 @@ impl NetEvaluator {
                     flush(way, g, out);
                 }
             }
-            for way in [Way::Contact, Way::Race, Way::Near] {
+            for way in [Way::Contact, Way::Race, Way::Blitz, Way::Near] {
                 let g = &mut groups[way as usize];
                 if g.len > 0 {
                     flush(way, g, out);
@@ -492,19 +568,19 @@ impl NetEvaluator {
 /// A position's inputs and first-layer sums, from which positions near
 /// it are valued by their differences.
 struct NearSums {
-    phase: Phase,
+    class: NetClass,
     reference: Reference,
     sums: FirstSums,
 }
 
 impl NearSums {
     fn new(ev: &NetEvaluator, near: &Position) -> NearSums {
-        let phase = Phase::of(near);
+        let class = ev.class_of(near);
         let reference = Reference::new(near, ev.layout);
         let mut sums = FirstSums::default();
-        ev.net(phase).first_sums(reference.inputs(), &mut sums);
+        ev.net(class).first_sums(reference.inputs(), &mut sums);
         NearSums {
-            phase,
+            class,
             reference,
             sums,
         }
@@ -512,24 +588,25 @@ impl NearSums {
 }
 
 impl NetEvaluator {
-    /// Values `positions`, those of `near`'s phase by their differences
+    /// Values `positions`, those of `near`'s net by their differences
     /// from it when they are fewer than their inputs.
     fn eval_from(&self, near: &NearSums, positions: &[Position], out: &mut [Probs]) {
         let NearSums {
-            phase,
+            class,
             reference,
             sums,
         } = near;
-        let net = self.net(*phase);
+        let net = self.net(*class);
         self.eval_grouped(positions, out, Some((net, sums)), |pos, groups| {
-            if Phase::of(pos) == *phase && {
+            let own = self.class_of(pos);
+            if own == *class && {
                 let x = groups[Way::Near as usize].next();
                 x.fill_difference(pos, reference);
                 x.len() < reference.inputs().len()
             } {
                 Way::Near
             } else {
-                let way = Way::of(pos);
+                let way = Way::from(own);
                 self.encode_into(pos, groups[way as usize].next());
                 way
             }
@@ -540,7 +617,7 @@ impl NetEvaluator {
 impl Evaluator for NetEvaluator {
     fn eval_batch(&self, positions: &[Position], out: &mut [Probs]) {
         self.eval_grouped(positions, out, None, |pos, groups| {
-            let way = Way::of(pos);
+            let way = Way::from(self.class_of(pos));
             self.encode_into(pos, groups[way as usize].next());
             way
         });
@@ -643,11 +720,67 @@ mod tests {
         NetEvaluator {
             contact: Net::random(layout.inputs(), contact, &mut rng),
             race: Net::random(layout.inputs(), race, &mut rng),
+            blitz: None,
             bearoff: None,
             layout,
             luck: None,
             prefilter: None,
         }
+    }
+
+    /// Random nets as [`random_evaluator`]'s, with a blitz net beside.
+    fn with_blitz_net(seed: u64, contact: usize, race: usize) -> NetEvaluator {
+        use rand::SeedableRng;
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed ^ 0xB11);
+        let ev = random_evaluator(seed, contact, race);
+        NetEvaluator {
+            blitz: Some(Net::random(ev.layout.inputs(), contact, &mut rng)),
+            ..ev
+        }
+    }
+
+    /// A blitz net is written and read back with the others; one that
+    /// reads other inputs than the contact net is refused, naming both.
+    #[test]
+    fn a_blitz_net_reads_back_and_a_misshapen_one_is_refused() {
+        use crate::evaluation::weights::{decode, encode};
+        use rand::SeedableRng;
+        let ev = with_blitz_net(9, 32, 32);
+        let back = NetEvaluator::from_weights(&decode(&encode(&ev.to_weights("t"))).unwrap());
+        assert_eq!(back.unwrap(), ev);
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
+        let mut set = random_evaluator(9, 32, 32).to_weights("t");
+        set.nets.push((
+            BLITZ_NET.into(),
+            Net::random(Layout::V2.inputs(), 32, &mut rng),
+        ));
+        let err = NetEvaluator::from_weights(&set).unwrap_err().to_string();
+        let want = format!(
+            "reads {} inputs, the contact net {}",
+            Layout::V2.inputs(),
+            Layout::V3.inputs()
+        );
+        assert!(err.contains(&want), "{err}");
+    }
+
+    /// Only blitzes go to the blitz net, and only when there is one.
+    #[test]
+    fn blitzes_go_to_the_blitz_net_when_there_is_one() {
+        use crate::formats::position_id::decode;
+        // A post-Crawford blitz of real play: four home points closed
+        // against a checker on the bar.
+        let blitz = decode("sNsNEETjdkMADA").unwrap();
+        assert!(is_blitz(&blitz) && is_blitz(&blitz.swapped()));
+        assert!(!is_blitz(&Position::start()));
+        let (plain, with) = (random_evaluator(9, 32, 32), with_blitz_net(9, 32, 32));
+        assert_eq!(plain.class_of(&blitz), NetClass::Contact);
+        assert_eq!(with.class_of(&blitz), NetClass::Blitz);
+        assert_eq!(with.class_of(&Position::start()), NetClass::Contact);
+        assert_ne!(with.eval(&blitz), plain.eval(&blitz));
+        assert_eq!(
+            with.eval(&Position::start()),
+            plain.eval(&Position::start())
+        );
     }
 
     #[test]
@@ -746,7 +879,7 @@ mod tests {
     /// play that breaks contact is valued by the race net).
     #[test]
     fn batches_valued_near_a_position_agree_with_plain_batches() {
-        let ev = random_evaluator(11, 96, 64);
+        let ev = with_blitz_net(11, 96, 64);
         let (mut plain, mut near) = (Vec::new(), Vec::new());
         let mut checked = 0;
         for (pos, cands) in random_game_steps(20, 7) {
@@ -807,17 +940,14 @@ mod tests {
     /// and by differences from a nearby position.
     #[test]
     fn grouped_batches_give_one_at_a_times_bits() {
-        let ev = random_evaluator(12, 96, 64);
+        let ev = with_blitz_net(12, 96, 64);
         let mut act = ev.contact.activations();
         let mut x = SparseInputs::default();
         let mut sums = FirstSums::default();
-        let (mut races, mut total) = (0, 0);
+        let (mut races, mut blitzes, mut total) = (0, 0, 0);
         for (pos, cands) in random_game_steps(30, 9) {
             let boards: Vec<Position> = cands.iter().map(|c| c.position.swapped()).collect();
-            let net = |p: &Position| match Phase::of(p) {
-                Phase::Contact => &ev.contact,
-                Phase::Race => &ev.race,
-            };
+            let net = |p: &Position| ev.net(ev.class_of(p));
             let one = |p: &Position, x: &mut SparseInputs, act: &mut Activations| {
                 ev.exact(p).unwrap_or_else(|| {
                     ev.encode_into(p, x);
@@ -838,7 +968,7 @@ mod tests {
             for (p, got) in boards.iter().zip(&out) {
                 let want = match ev.exact(p) {
                     Some(v) => v,
-                    None if by_near && Phase::of(p) == Phase::of(&near) => {
+                    None if by_near && ev.class_of(p) == ev.class_of(&near) => {
                         x.fill_difference(p, &reference);
                         if x.len() < reference.inputs().len() {
                             sanitize(p, net(p).eval_near(&sums, &x, &mut act))
@@ -854,9 +984,14 @@ mod tests {
                 .iter()
                 .filter(|p| Phase::of(p) == Phase::Race)
                 .count();
+            blitzes += boards
+                .iter()
+                .filter(|p| ev.class_of(p) == NetClass::Blitz)
+                .count();
             total += boards.len();
         }
         assert!(races > 500 && total - races > 5_000, "{races} of {total}");
+        assert!(blitzes > 100, "{blitzes} blitzes of {total}");
     }
 
     #[test]

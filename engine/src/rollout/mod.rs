@@ -349,6 +349,7 @@ mod tests {
                 32,
                 &mut rng,
             ),
+            blitz: None,
             bearoff: db,
             layout: crate::evaluation::inputs::Layout::V2,
             luck: None,

@@ -585,6 +585,7 @@ mod tests {
         let plain = NetEvaluator {
             contact: Net::random(Layout::V3.inputs(), 32, &mut rng),
             race: Net::random(Layout::V3.inputs(), 32, &mut rng),
+            blitz: None,
             bearoff: None,
             layout: Layout::V3,
             luck: None,
