@@ -222,6 +222,10 @@ pub fn round(
     seed: u64,
     cache: Option<&Path>,
 ) -> Result<Option<Vec<FitPass>>> {
+    anyhow::ensure!(
+        cfg.fit_net != Some(NetClass::Blitz) || ev.blitz.is_some(),
+        "--fit-net blitz: the checkpoint has no blitz net to fit (add one with `train weights splice --blitz`)"
+    );
     let teacher = teacher.unwrap_or(ev);
     match cfg.labels {
         LabelSource::Search | LabelSource::Luck => {
@@ -487,6 +491,17 @@ mod tests {
                 .unwrap();
             assert_eq!((&ev.contact, &ev.race), (&ev0.contact, &ev0.race));
             assert_ne!(ev.blitz, ev0.blitz);
+            // A checkpoint without a blitz net is refused, not left as it is.
+            let err = round(
+                &mut crate::train::fresh(3, 32, 32, Layout::V2),
+                None,
+                &cfg,
+                5,
+                None,
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(err.contains("no blitz net"), "{err}");
             let _ = std::fs::remove_file(&cache);
             let _ = std::fs::remove_file(dir.join("round-1.decisions"));
         }
