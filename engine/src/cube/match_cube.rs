@@ -26,7 +26,10 @@
 //!   bigger cube only adds to its wins, so it redoubles as soon as the
 //!   other side would still take and the cube is then dead for both. It
 //!   realises the cube's whole value, so the value is the live one
-//!   (efficiency 1). The player on roll's own no-double value leaves its
+//!   (efficiency 1). Where the other side would pass, that side cashes
+//!   or plays on for its gammons, and with contact its cube is then
+//!   partly dead like anyone's: it takes the better of the pass and the
+//!   mixed value. The player on roll's own no-double value leaves its
 //!   immediate redouble out: doubling now is the other choice. Past its
 //!   cash point it would play on instead, and waiting costs it market
 //!   unless the chances move little from roll to roll: so there its cube
@@ -263,22 +266,38 @@ impl<'a, E: Equities> Solver<'a, E> {
     /// no double would tie double/take there).
     fn value_of(&mut self, s: Score, c: u32, owner: Owner, p: f32, mine_at_once: bool) -> f32 {
         let level = self.level(s, c, owner);
-        let (w, l, pr) = (level.win, level.lose, level.ends.2);
+        let (w, l) = (level.win, level.lose);
+        let (pl, pass, pr, cash) = level.ends;
         let dead = p * w + (1.0 - p) * l;
         let live = level.live(p);
+        let mixed = self.life.x * live + (1.0 - self.life.x) * dead;
         let me = Self::redoubles_at_once(s, c, owner != Owner::Opponent, s.me, s.opp);
         let opp = Self::redoubles_at_once(s, c, owner != Owner::Me, s.opp, s.me);
+        let race = self.life.race;
         // Past its cash point the side plays on, and only in a race does
         // it lose little by waiting: there its chances move little from
         // roll to roll, so it cashes near the cash point. With contact they
         // jump, past the cash point or back below it, so its cube is
         // partly dead, as anyone's.
-        let playing_on = p > pr && self.life.race;
-        if opp || (me && (mine_at_once || playing_on)) {
-            live
+        let playing_on = p > pr && race;
+        if opp {
+            // The redouble at once is for a side the other would take
+            // from. Where the other would pass, the side either cashes or
+            // plays on for its gammons with a cube it may no longer turn
+            // in time (contact); it takes the better of the two.
+            if p >= pl || race {
+                live
+            } else {
+                mixed.min(pass)
+            }
+        } else if me && (mine_at_once || playing_on) {
+            if p <= pr || race {
+                live
+            } else {
+                mixed.max(cash)
+            }
         } else {
-            let x = self.life.x;
-            x * live + (1.0 - x) * dead
+            mixed
         }
     }
 
@@ -342,9 +361,12 @@ impl<'a, E: Equities> Solver<'a, E> {
         if self.point_value(s, c, owner, 1.0) <= target {
             return 1.0;
         }
-        for x in [pl, pr, 1.0] {
+        let (k1, k2) = self.kinks(s, c, owner);
+        for x in [k1, pl, pr, k2, 1.0] {
             let v = self.point_value(s, c, owner, x);
-            if v >= target {
+            // A value flat at the target from a kink on may round a
+            // hair below it there.
+            if v >= target - 1e-6 {
                 let (x0, v0) = prev;
                 return if v > v0 {
                     (x0 + (x - x0) * (target - v0) / (v - v0)).clamp(x0, x)
@@ -355,6 +377,31 @@ impl<'a, E: Equities> Solver<'a, E> {
             prev = (x, v);
         }
         1.0
+    }
+
+    /// Where a side that would redouble at once, in contact, starts to
+    /// cash rather than play on ([`Solver::value`]): the mixed value
+    /// crosses the other side's pass value below the left end, or the
+    /// side's own cash value above the right end (the ends themselves
+    /// where it does not). The values bend there too.
+    fn kinks(&mut self, s: Score, c: u32, owner: Owner) -> (f32, f32) {
+        let level = self.level(s, c, owner);
+        let (w, l, x) = (level.win, level.lose, self.life.x);
+        let (pl, pass, pr, cash) = level.ends;
+        let mixed = |p: f32, live: f32| x * live + (1.0 - x) * (p * w + (1.0 - p) * l);
+        let at_pl = mixed(pl, pass);
+        let k1 = if at_pl > pass && pass > l {
+            pl * (pass - l) / (at_pl - l)
+        } else {
+            pl
+        };
+        let at_pr = mixed(pr, cash);
+        let k2 = if at_pr < cash && w > cash {
+            pr + (1.0 - pr) * (cash - at_pr) / (w - at_pr)
+        } else {
+            pr
+        };
+        (k1, k2)
     }
 
     /// [`Solver::solve`] by bisection, as it was: the reference the
@@ -798,6 +845,34 @@ mod tests {
         let d = match_decision(met, post, 1, Owner::Centred, &p, CubeLife::CONTACT).unwrap();
         assert!(d.no_double < d.double_take, "{d:?}");
         assert_eq!(d.action, CubeAction::DoubleTake);
+    }
+
+    #[test]
+    fn a_side_that_would_pass_the_redouble_at_once_is_worth_its_pass() {
+        // The grid's back game at 2-away 7-away, the back-game side's
+        // double taken (our 1,296-trial cubeless rollout's chances). The
+        // 7-away taker may redouble to 4 for free, but the 2-away side
+        // would pass it (a gammon at 4 loses the match), so the taker
+        // cashes 2 points at once rather than play on for gammons with a
+        // cube it may not turn in time: gnubg's cubeful rollout -2.036
+        // EMG, the value of that pass. Fully live, the model had the
+        // taker play on to a perfect cash: -2.617.
+        let met = Met::kazaross_xg2();
+        let p = Probs([0.4636, 0.0366, 0.0015, 0.3049, 0.0501]);
+        let (sc, pass) = (s(2, 7), met.mwc(s(2, 5)).unwrap());
+        let mut solver = Solver::new(met, Shares::of(&p), CubeLife::CONTACT);
+        let dt = solver.value(sc, 2, Owner::Opponent, p.win());
+        assert!(dt <= pass + 1e-6 && dt > pass - 0.005, "{dt} {pass}");
+        let d = match_decision(met, sc, 1, Owner::Centred, &p, CubeLife::CONTACT).unwrap();
+        assert!((d.double_take + 2.036).abs() < 0.05, "{d:?}");
+        // Where it would take, the redouble comes at once and the 4-cube
+        // is dead: the live value, as before.
+        let high = Probs([0.75, 0.0366, 0.0015, 0.3049, 0.0501]);
+        let mut solver = Solver::new(met, Shares::of(&high), CubeLife::CONTACT);
+        let level = solver.level(sc, 2, Owner::Opponent);
+        assert!(high.win() >= level.ends.0, "{:?}", level.ends);
+        let v = solver.value(sc, 2, Owner::Opponent, high.win());
+        assert!((v - level.live(high.win())).abs() < 1e-6);
     }
 
     #[test]
