@@ -880,9 +880,11 @@ mod tests {
         // The opening position's chances (our net's) post-Crawford, the
         // 4-away trailer on roll: just past its cash point (51.7%). With
         // contact its chances jump from roll to roll, so waiting loses its
-        // market: double, pass (our 1,296-trial cube rollout: no double
-        // +0.842 EMG, double/take +1.066). Valuing its cube fully live
-        // there said "too good" (+1.005).
+        // market: double, pass (our 1,296-trial cube rollouts: no double
+        // +0.842 EMG when this test was written, +0.933 on 2026-12-07,
+        // gnubg 2-ply +0.934; double/take +1.05 to +1.07).
+        // Valuing its cube fully live there said "too good" (+1.005); the
+        // mixed value (+0.75, gnubg 0-ply's too) is below the rollouts.
         let met = Met::kazaross_xg2();
         let post = Score {
             me: 4,
