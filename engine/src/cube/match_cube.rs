@@ -873,6 +873,27 @@ mod tests {
         assert!(high.win() >= level.ends.0, "{:?}", level.ends);
         let v = solver.value(sc, 2, Owner::Opponent, high.win());
         assert!((v - level.live(high.win())).abs() < 1e-6);
+        // The same seen from the side with the free redouble, on roll past
+        // its cash point: at least the cash, and with contact less than
+        // the fully live value of playing on; in a race fully live.
+        let mine = s(7, 2);
+        let cash = met.mwc(s(5, 2)).unwrap();
+        let gammonish = Probs([0.8, 0.45, 0.02, 0.05, 0.0]);
+        let shares = Shares::of(&gammonish);
+        let mut contact = Solver::new(met, shares, CubeLife::CONTACT);
+        let level = contact.level(mine, 2, Owner::Me);
+        assert!(gammonish.win() > level.ends.2, "{:?}", level.ends);
+        let live = level.live(gammonish.win());
+        let v = contact.value(mine, 2, Owner::Me, gammonish.win());
+        assert!(v >= cash - 1e-6 && v < live - 1e-3, "{v} {cash} {live}");
+        let race = CubeLife {
+            x: 0.68,
+            race: true,
+        };
+        let mut racing = Solver::new(met, shares, race);
+        let level = racing.level(mine, 2, Owner::Me);
+        let v = racing.value(mine, 2, Owner::Me, gammonish.win());
+        assert!((v - level.live(gammonish.win())).abs() < 1e-6);
     }
 
     #[test]
