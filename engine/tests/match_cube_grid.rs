@@ -190,10 +190,12 @@ fn the_model_prices_centred_cubes_as_gnubgs_0_ply_at_even_scores() {
 
 /// With live take and cash points (a search's leaves) the model is
 /// gnubg's 0-ply model: fed gnubg's 0-ply chances, it gives gnubg 0-ply's
-/// equities within 0.002 EMG in 1,082 of the grid's 1,302 cases, against
+/// equities within 0.002 EMG in 1,030 of the grid's 1,302 cases, against
 /// 862 with the realised points. The rest are where a side redoubles at
-/// once or plays on past its cash point after the Crawford game, which
-/// the model prices otherwise on purpose (the tests above).
+/// once (its no double nearer its double than gnubg 0-ply's, as rollouts
+/// have it: 1,082 agreed before that) or plays on past its cash point
+/// after the Crawford game, which the model prices otherwise on purpose
+/// (the tests above).
 #[test]
 fn with_live_points_the_model_is_gnubgs_0_ply_model() {
     let agreeing = |points| {
@@ -210,7 +212,7 @@ fn with_live_points_the_model_is_gnubgs_0_ply_model() {
             .count()
     };
     let (live, realised) = (agreeing(CubePoints::Live), agreeing(CubePoints::Realised));
-    assert!(live >= 1080, "{live} of 1302 within 0.002 with live points");
+    assert!(live >= 1025, "{live} of 1302 within 0.002 with live points");
     assert!(
         realised < 900,
         "{realised} of 1302 within 0.002 with realised points"
