@@ -42,13 +42,14 @@ fn ours(xgids: &[String], ply: u32) -> Vec<(f64, f64)> {
         .collect()
 }
 
-/// The mean of the larger of the two equities' distances.
+/// The larger of the two equities' distances.
+fn distance(x: &(f64, f64), y: &(f64, f64)) -> f64 {
+    (x.0 - y.0).abs().max((x.1 - y.1).abs())
+}
+
+/// The mean of [`distance`] over the cases.
 fn mean_distance(a: &[(f64, f64)], b: &[(f64, f64)]) -> f64 {
-    let d: f64 = a
-        .iter()
-        .zip(b)
-        .map(|(x, y)| (x.0 - y.0).abs().max((x.1 - y.1).abs()))
-        .sum();
+    let d: f64 = a.iter().zip(b).map(|(x, y)| distance(x, y)).sum();
     d / a.len() as f64
 }
 
@@ -119,7 +120,6 @@ fn our_2_ply_prices_race_cubes_nearer_gnubgs_rollouts_than_its_2_ply() {
         "mean distance from gnubg's rollouts: ours {to_rollouts:.4}, gnubg 2-ply {gnubg_to_rollouts:.4}"
     );
     // And near gnubg's 2-ply where its search and its rollouts agree.
-    let distance = |x: &(f64, f64), y: &(f64, f64)| (x.0 - y.0).abs().max((x.1 - y.1).abs());
     let mut near = 0;
     for (((x, ours), theirs), rolled) in xgids.iter().zip(&mine).zip(&gnubg_2_ply).zip(&rolled) {
         if distance(ours, theirs) <= 0.02 {
@@ -174,7 +174,7 @@ fn our_2_ply_back_game_verdicts_match_gnubgs_rollouts_as_often_as_its_2_ply() {
     let largest = mine
         .iter()
         .zip(&rolled)
-        .map(|(x, y)| (x.0 - y.0).abs().max((x.1 - y.1).abs()))
+        .map(|(x, y)| distance(x, y))
         .fold(0.0, f64::max);
     assert!(
         largest < 0.5,

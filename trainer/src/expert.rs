@@ -464,6 +464,18 @@ mod tests {
         assert_eq!(holding, kept);
     }
 
+    /// Values and decisions: the two kinds of label a round's fit tests
+    /// run through.
+    fn both_label_sources() -> [LabelSource; 2] {
+        [
+            LabelSource::Search,
+            LabelSource::Decisions {
+                keep: 4,
+                disputed: false,
+            },
+        ]
+    }
+
     /// `--fit-net blitz` teaches the blitz net alone, by values and by
     /// decisions, though the contact net values some of the plays.
     #[test]
@@ -471,13 +483,7 @@ mod tests {
         let mut ev0 = crate::train::fresh(3, 32, 32, Layout::V2);
         ev0.blitz = Some(ev0.contact.clone());
         let dir = std::env::temp_dir().join(format!("shb-blitz-{}", std::process::id()));
-        for labels in [
-            LabelSource::Search,
-            LabelSource::Decisions {
-                keep: 4,
-                disputed: false,
-            },
-        ] {
+        for labels in both_label_sources() {
             let cfg = ExpertConfig {
                 positions: 3000,
                 class: PositionClass::Blitz,
@@ -526,13 +532,7 @@ mod tests {
         assert_ne!(ev.race, ev0.race);
         // Labels of every phase read from a cache teach only the phase's net.
         let dir = std::env::temp_dir().join(format!("shb-phase-{}", std::process::id()));
-        for labels in [
-            LabelSource::Search,
-            LabelSource::Decisions {
-                keep: 4,
-                disputed: false,
-            },
-        ] {
+        for labels in both_label_sources() {
             let all = ExpertConfig {
                 labels,
                 cache_dir: Some(dir.clone()),
