@@ -42,9 +42,17 @@ are close) by Open Sage (`pip install bgsage`) at gnubg's 2-ply, its
 "3ply": a second judge with nets of its own. `--sage` adds Open Sage's
 0-ply (its "1ply") as a row.
 
+`--our-rollouts TRIALS` rolls out each decision's board with our own
+net (cubeless, 0-ply play to the end) and prints how far each row's
+cubeless chances are from those rollouts, with gnubg's net at 0 and 2
+ply (gnubg-nn) beside them: whether a net knows what our own play makes
+of the positions where cube decisions are made, without any referee's
+equities. The rollouts are the shipped net's, so a `--weights` row is
+measured against the same reference.
+
 Usage: python3 benches/match_cube_gnubg.py [--files GLOB] [--limit N]
     [--weights FILE ...] [--json] [--dump FILE] [--cache FILE] [--by-kind]
-    [--judge gnubg|sage] [--sage]
+    [--judge gnubg|sage] [--sage] [--our-rollouts TRIALS]
 """
 import argparse
 import glob
@@ -206,6 +214,9 @@ def main():
     ap.add_argument("--judge", choices=["gnubg", "sage"], default="gnubg",
                     help="the judge: gnubg 1.07 or Open Sage (pip install bgsage)")
     ap.add_argument("--sage", action="store_true", help="add Open Sage's 0-ply as a row")
+    ap.add_argument("--our-rollouts", type=int, metavar="TRIALS",
+                    help="also measure each row's chances against our own cubeless rollouts "
+                         "of the decisions (needs gnubg-nn)")
     a = ap.parse_args()
     cache = {}
     if a.cache and os.path.exists(a.cache):
@@ -265,6 +276,8 @@ def main():
         with open(a.dump + ".tmp", "w") as f:
             json.dump(rows, f, indent=1)
         os.replace(a.dump + ".tmp", a.dump)
+    if a.our_rollouts:
+        summary["chances"] = chances_against_rollouts(close, judges, a.our_rollouts)
     if a.json:
         print(json.dumps(summary))
         return
@@ -286,6 +299,57 @@ def main():
                 per = 1000 * c["cost_emg"] / max(c["decisions"], 1)
                 cells.append(f"{c['cost_emg']:>7.3f} ({per:4.1f}) n={c['decisions']:<3}")
             print(f"{name:<{max(12, *map(len, judges))}} " + "  ".join(f"{c:>20}" for c in cells))
+    if a.our_rollouts:
+        c = summary["chances"]
+        print(f"chances against our own cubeless rollouts of the {c['decisions']} decisions "
+              f"({a.our_rollouts} trials, shipped net): root mean square distance / mean")
+        for name, r in c["rows"].items():
+            print(f"{name:<{max(14, *map(len, c['rows']))}} win {r['win_rms']:.4f} / {r['win_bias']:+.4f}"
+                  f"   gammons {r['gammon_rms']:.4f} / {r['gammon_bias']:+.4f}"
+                  f"   cubeless equity {r['equity_rms']:.4f} / {r['equity_bias']:+.4f}")
+
+
+def money(p):
+    """Cubeless money equity of five chances."""
+    return 2 * p[0] - 1 + p[1] - p[3] + p[2] - p[4]
+
+
+def chances_against_rollouts(keys, judges, trials):
+    """How far each row's cubeless chances of the decisions' boards are
+    from our own rollouts of them (cubeless, the shipped net, 0-ply play
+    to the end, seed 1): the root mean square and mean distance of the
+    win chance, of the gammon chances (win and loss, each), and of the
+    cubeless money equity. Our rows' chances are those `cube --json`
+    answers with (its `probs`); gnubg's come from gnubg-nn at 0 and 2
+    ply. A rollout is the truth of the net that plays it, so this asks
+    how well each net's evaluation knows what our own play makes of a
+    position, where the cube's decisions are made."""
+    import gnubg_nn
+
+    boards = [k.split(":")[0] for k in keys]
+    reference = [r["probs"] for r in ours(["rollout", "--trials", str(trials), "--quiet"], boards)]
+    rows = {name: [answers.get(k, {}).get("probs") for k in keys]
+            for name, answers in judges.items()}
+    for ply in (0, 2):
+        rows[f"gnubg-nn {ply}-ply"] = [
+            list(gnubg_nn.probabilities(gnubg_nn.board_from_position_id(b), ply)) for b in boards]
+
+    def stats(pairs, f):
+        d = [f(p) - f(r) for p, r in pairs]
+        return (sum(x * x for x in d) / len(d)) ** 0.5, sum(d) / len(d)
+
+    out = {}
+    for name, probs in rows.items():
+        pairs = [(p, r) for p, r in zip(probs, reference) if p]
+        if not pairs:
+            continue
+        w, g, e = (stats(pairs, lambda p: p[0]),
+                   stats([(p[i], r[i]) for p, r in pairs for i in (1, 3)], lambda x: x),
+                   stats(pairs, money))
+        out[name] = {"win_rms": round(w[0], 4), "win_bias": round(w[1], 4),
+                     "gammon_rms": round(g[0], 4), "gammon_bias": round(g[1], 4),
+                     "equity_rms": round(e[0], 4), "equity_bias": round(e[1], 4)}
+    return {"decisions": len(keys), "trials": trials, "rows": out}
 
 
 if __name__ == "__main__":

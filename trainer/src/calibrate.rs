@@ -472,9 +472,10 @@ mod tests {
 
     #[test]
     fn the_committed_class_labels_read_back_and_are_real_play_of_their_class() {
-        // Our rollouts of real play's holding games and blitzes kept for
-        // later fits (data/labels/README.md): checksummed, each of its
-        // class and a board of the sample they were drawn from.
+        // Our rollouts of real play's holding games, blitzes and contact
+        // positions kept for later fits (data/labels/README.md):
+        // checksummed, each of its class and a board of the sample they
+        // were drawn from.
         let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
         let sample =
             std::fs::read_to_string(Path::new(root).join("data/samples/bglab-checker.ids"))
@@ -483,6 +484,7 @@ mod tests {
         for (file, class, count) in [
             ("holding-seed98.labels", PositionClass::TwoAnchors, 8663),
             ("blitz-seed131.labels", PositionClass::Blitz, 8287),
+            ("real-seed96.labels", PositionClass::All, 36723),
         ] {
             let examples = load_examples(&Path::new(root).join("data/labels").join(file)).unwrap();
             assert_eq!(examples.len(), count, "{file}");
