@@ -48,6 +48,9 @@ import tempfile
 
 from match_play_gnubg import ROOT, norm
 
+sys.path.insert(0, os.path.join(ROOT, "data", "fixtures"))
+from gen_cube_rollouts import save  # noqa: E402
+
 FIXTURE = os.path.join(ROOT, "data", "fixtures", "disputed_plays_rollouts_gnubg.json")
 OURS, THEIRS = "ours 0-ply, cubeful", "gnubg 0-ply"
 NUM = r"([+-]?\d+\.\d+)"
@@ -157,15 +160,6 @@ def disputed(dump, min_diff, max_diff, rows=(OURS, THEIRS)):
             out.append({"position": d["position"], "dice": d["dice"], "ours": p[first][0],
                         "theirs": p[second][0], "judge": round(diff, 4)})
     return out
-
-
-def save(doc, path):
-    """Writes `doc` as indented JSON to `path`, whole or not at all."""
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
-    os.replace(tmp, path)
 
 
 def report(cases, rows):
