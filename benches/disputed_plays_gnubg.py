@@ -37,7 +37,6 @@ Usage:
 """
 
 import argparse
-import base64
 import json
 import os
 import random
@@ -46,7 +45,7 @@ import subprocess
 import sys
 import tempfile
 
-from match_play_gnubg import ROOT, norm
+from match_play_gnubg import ROOT, match_id_field, norm
 
 sys.path.insert(0, os.path.join(ROOT, "data", "fixtures"))
 from gen_cube_rollouts import save  # noqa: E402
@@ -67,7 +66,7 @@ def run_gnubg(position, dice, play, tail, setup):
     plays `play`, analyses it at 0-ply and runs the commands `tail`;
     returns gnubg's text export of the game (its analysis of the move)."""
     pid, mid = position.split(":")
-    n = match_length(mid)
+    n = match_id_field(mid, 21, 15)  # the match length
     cmds = [
         "set player 0 human", "set player 1 human", "set automatic roll off",
         "set analysis chequerplay evaluation plies 0",
@@ -85,12 +84,6 @@ def run_gnubg(position, dice, play, tail, setup):
         if not os.path.exists(out_txt):
             raise RuntimeError(f"{position} {dice}: gnubg wrote no export")
         return open(out_txt).read()
-
-
-def match_length(match_id):
-    """The match length of a Match ID (bits 21..35)."""
-    bits = int.from_bytes(base64.b64decode(match_id), "little")
-    return (bits >> 21) & ((1 << 15) - 1)
 
 
 def listed_plays(text):

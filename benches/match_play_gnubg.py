@@ -97,14 +97,18 @@ def norm(play):
 SCORES = ("double match point", "Crawford game", "post-Crawford", "2-away", "other scores")
 
 
+def match_id_field(match_id, start, width):
+    """A field of a Match ID: its 9 bytes are little-endian bit fields."""
+    bits = int.from_bytes(base64.b64decode(match_id), "little")
+    return (bits >> start) & ((1 << width) - 1)
+
+
 def match_facts(match_id):
     """Cube value, cube owner (in Sage's words), away counts of the side
-    on roll and of its opponent, and the Crawford flag of a Match ID (its
-    fields are little-endian bit fields of the 9 bytes)."""
-    bits = int.from_bytes(base64.b64decode(match_id), "little")
+    on roll and of its opponent, and the Crawford flag of a Match ID."""
 
     def field(start, width):
-        return (bits >> start) & ((1 << width) - 1)
+        return match_id_field(match_id, start, width)
 
     turn, length, owner = field(11, 1), field(21, 15), field(4, 2)
     scores = (field(36, 15), field(51, 15))
