@@ -22,9 +22,13 @@ and the decisions where they part most.
 Each rollout is kept in `--out` as it is done (the fixture
 `data/fixtures/disputed_plays_rollouts_gnubg.json` by default, written
 whole or not at all), so a run resumes where it stopped and a second
-run only prints. The committed fixture holds the held-out set's 97
-decisions disputed by 0.06 EMG or more and 100 of the 209 disputed by
-0.03 to 0.06 (`--min-diff 0.03 --max-diff 0.06 --draw 100`).
+run only prints. The committed fixture holds the held-out set's
+disputes between our 0-ply and gnubg 0-ply: all 97 by 0.06 EMG or more,
+all 209 by 0.03 to 0.06, and 200 of the 381 by 0.01 to 0.03 and 160 of
+the 571 by less (`--min-diff 0.01 --max-diff 0.03 --draw 200`,
+`--min-diff 0 --max-diff 0.01 --draw 160`). `--bands` rolls out nothing
+and reports every band and the whole set's estimate from what the
+fixture holds.
 `--rows FIRST SECOND` compares two other rows of the dump (a candidate
 net's picks against the shipped net's, say) with `--out` elsewhere.
 gnubg is a referee here, never training data.
@@ -34,6 +38,7 @@ Usage:
   python3 benches/match_play_gnubg.py --limit 100000 --dump D.json data/heldout/*.mat
   python3 benches/disputed_plays_gnubg.py D.json [--min-diff 0.06] [--max-diff X]
       [--draw N] [--trials 324] [--rows FIRST SECOND] [--out FILE]
+  python3 benches/disputed_plays_gnubg.py D.json --bands
 """
 
 import argparse
@@ -179,6 +184,54 @@ def report(cases, rows):
               f"{c['judge']:+.3f} / {g:+.3f}")
 
 
+BANDS = [(0.06, float("inf")), (0.03, 0.06), (0.01, 0.03), (0.0, 0.01)]
+
+
+def band_estimate(n, done):
+    """What the rollouts put a band's whole gain at, from `done` (its
+    rolled-out decisions, a random draw when fewer than the band's `n`):
+    the mean gain times `n`, with a standard error of both the draw (with
+    the finite-population correction, which vanishes when every decision
+    is rolled out) and the rollouts' own noise."""
+    k = len(done)
+    gains = [c["rollout"]["theirs"][0] - c["rollout"]["ours"][0] for c in done]
+    mean = sum(gains) / k
+    draw_var = sum((g - mean) ** 2 for g in gains) / (k - 1) if k > 1 else 0.0
+    noise = sum(c["rollout"]["theirs"][1] ** 2 + c["rollout"]["ours"][1] ** 2 for c in done) / k
+    var = n * n * (draw_var * (1 - k / n) / k + noise / k)
+    return n * mean, var
+
+
+def report_bands(dump, cases, rows, plays):
+    """Every band of the judge's price difference: its decisions, how many
+    were rolled out, the judge's sum and the rollouts' estimate of the
+    band's whole gain; then the whole disputed set's, per play of the dump."""
+    rolled = {(c["position"], c["dice"]): c for c in cases}
+    print(f"what the picks of {rows[1]!r} gain over those of {rows[0]!r} on all {plays} "
+          "plays, by band of the judge's price difference (EMG in all):")
+    print("  band          disputed  rolled out  judge   rollouts (whole band)")
+    judge_all, est_all, var_all = 0.0, 0.0, 0.0
+    for lo, hi in BANDS:
+        band = disputed(dump, lo, hi, rows)
+        done = [rolled[(c["position"], c["dice"])] for c in band
+                if (c["position"], c["dice"]) in rolled]
+        judge = sum(c["judge"] for c in band)
+        judge_all += judge
+        name = f"{lo:.2f} to {hi:.2f}" if hi != float("inf") else f"{lo:.2f} or more"
+        if not done:
+            print(f"  {name:<13} {len(band):>8}  {0:>10}  {judge:+.2f}   (none rolled out)")
+            est_all += judge
+            continue
+        est, var = band_estimate(len(band), done)
+        est_all, var_all = est_all + est, var_all + var
+        print(f"  {name:<13} {len(band):>8}  {len(done):>10}  {judge:+.2f}   "
+              f"{est:+.2f} ± {var ** 0.5:.2f}")
+    print(f"  in all: judge {judge_all:+.2f} ({1000 * judge_all / plays:+.2f} mEMG a play), "
+          f"rollouts {est_all:+.2f} ± {var_all ** 0.5:.2f} "
+          f"({1000 * est_all / plays:+.2f} ± {1000 * var_all ** 0.5 / plays:.2f} mEMG a play; "
+          "a band none of whose decisions was rolled out counts at the judge's price)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -190,12 +243,22 @@ def main():
     ap.add_argument("--trials", type=int, default=324)
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--out", default=FIXTURE)
+    ap.add_argument("--bands", action="store_true",
+                    help="roll out nothing; report every band of the judge's price "
+                         "difference from what --out holds, and the whole set's estimate")
     ap.add_argument("--rows", nargs=2, default=[OURS, THEIRS], metavar=("FIRST", "SECOND"),
                     help="the dump's two rows whose picks are compared (default: "
                          f"{OURS!r} and {THEIRS!r})")
     a = ap.parse_args()
     with open(a.dump) as f:
-        todo = disputed(json.load(f), a.min_diff, a.max_diff, a.rows)
+        dump = json.load(f)
+    if a.bands:
+        if not os.path.exists(a.out):
+            sys.exit(f"{a.out}: no rollouts to report (run without --bands first)")
+        with open(a.out) as f:
+            report_bands(dump, json.load(f)["cases"], a.rows, len(dump))
+        return 0
+    todo = disputed(dump, a.min_diff, a.max_diff, a.rows)
     if a.draw and a.draw < len(todo):
         keep = set(map(id, random.Random(0).sample(todo, a.draw)))
         todo = [c for c in todo if id(c) in keep]
