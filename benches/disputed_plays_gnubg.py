@@ -160,14 +160,24 @@ def disputed(dump, min_diff, max_diff, rows=(OURS, THEIRS)):
     return out
 
 
+def gain(case):
+    """What the second row's pick gains over the first's by the rollouts."""
+    return case["rollout"]["theirs"][0] - case["rollout"]["ours"][0]
+
+
+def gain_variance(case):
+    """The variance of `gain`, from each play's own standard error."""
+    return case["rollout"]["theirs"][1] ** 2 + case["rollout"]["ours"][1] ** 2
+
+
 def report(cases, rows):
     n = len(cases)
     if not n:
         print("no disputed decisions rolled out")
         return
     judge = sum(c["judge"] for c in cases)
-    gains = [c["rollout"]["theirs"][0] - c["rollout"]["ours"][0] for c in cases]
-    var = sum(c["rollout"]["theirs"][1] ** 2 + c["rollout"]["ours"][1] ** 2 for c in cases)
+    gains = [gain(c) for c in cases]
+    var = sum(gain_variance(c) for c in cases)
     sides = sum((g > 0) == (c["judge"] > 0) for g, c in zip(gains, cases))
     print(f"{n} disputed decisions rolled out; what {rows[1]}'s pick gains over "
           f"{rows[0]}'s, EMG:")
@@ -194,10 +204,10 @@ def band_estimate(n, done):
     the finite-population correction, which vanishes when every decision
     is rolled out) and the rollouts' own noise."""
     k = len(done)
-    gains = [c["rollout"]["theirs"][0] - c["rollout"]["ours"][0] for c in done]
+    gains = [gain(c) for c in done]
     mean = sum(gains) / k
     draw_var = sum((g - mean) ** 2 for g in gains) / (k - 1) if k > 1 else 0.0
-    noise = sum(c["rollout"]["theirs"][1] ** 2 + c["rollout"]["ours"][1] ** 2 for c in done) / k
+    noise = sum(gain_variance(c) for c in done) / k
     var = n * n * (draw_var * (1 - k / n) / k + noise / k)
     return n * mean, var
 
