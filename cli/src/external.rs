@@ -3,10 +3,12 @@
 //! (`set player 0 external 127.0.0.1:PORT`).
 //!
 //! gnubg connects as the client and sends one line per decision: a FIBS
-//! board string (`docs/FORMATS.md`), optionally followed by session
-//! options (`jacobyrule on|off`, `crawfordrule on|off`, `beavers on|off`,
-//! `resignation N`). Each line gets one line back: a move in FIBS numbers
-//! from the mover's side with a trailing space (`8/5 6/5 `, bar 25, off 0),
+//! board string (`docs/FORMATS.md`; gnubg 1.07 writes the two scores of a
+//! play or a double the other way round, see `gnubg_scores`), optionally
+//! followed by session options (`jacobyrule on|off`, `crawfordrule on|off`,
+//! `beavers on|off`, `resignation N`). Each line gets one line back: a
+//! move in FIBS numbers from the mover's side with a trailing space
+//! (`8/5 6/5 `, bar 25, off 0),
 //! `double` or `roll` when no dice are on the board, `take`, `drop` or
 //! `beaver` when a double is pending, `accept` or `reject` for a
 //! resignation. `evaluation fibsboard BOARD [plies N] [cubeful|cubeless]`
@@ -26,6 +28,7 @@ use std::sync::Mutex;
 use anyhow::{anyhow, bail, Context, Result};
 use sheshbesh_engine::cube::decision::{cubeful_equity, emg, mwc_of_emg};
 use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
+use sheshbesh_engine::formats::xgid;
 use sheshbesh_engine::play::agent::Agent;
 use sheshbesh_engine::Player;
 
@@ -44,7 +47,8 @@ pub struct ExternalArgs {
     /// Stop after the first client disconnects.
     #[arg(long)]
     pub once: bool,
-    /// Append every line received and answered to this file.
+    /// Append every line received (`> `) and answered (`< `) to this file,
+    /// and each board as the engine read it, as an XGID (`= `).
     #[arg(long)]
     pub log: Option<PathBuf>,
     #[command(flatten)]
@@ -109,6 +113,9 @@ fn serve(
     stream: TcpStream,
     log: Option<&Mutex<std::fs::File>>,
 ) -> Result<()> {
+    // Answers go out at once: each is a whole line, and the client waits
+    // for it before it sends the next.
+    stream.set_nodelay(true)?;
     let mut writer = stream.try_clone()?;
     let mut reader = BufReader::new(stream);
     // Lines are capped (a client cannot grow the server without bound);
@@ -132,32 +139,38 @@ fn serve(
         if lower == "exit" || lower == "quit" {
             return Ok(());
         }
-        let reply = match respond(ev, ply, line) {
+        let (reply, read) = match respond(ev, ply, line) {
             Ok(r) => r,
-            Err(e) => format!("Error ({e:#})"),
+            Err(e) => (format!("Error ({e:#})"), None),
         };
         if let Some(f) = log {
             let mut f = f.lock().map_err(|_| anyhow!("log lock poisoned"))?;
-            writeln!(f, "> {line}\n< {reply}")?;
+            match read {
+                // What the engine understood the board to be, as an XGID.
+                Some(xgid) => writeln!(f, "> {line}\n= {xgid}\n< {reply}")?,
+                None => writeln!(f, "> {line}\n< {reply}")?,
+            }
         }
-        writer.write_all(reply.as_bytes())?;
-        writer.write_all(b"\n")?;
+        // One write per answer: a second small write would wait for the
+        // client's delayed acknowledgement of the first (about 40 ms a
+        // decision under Nagle's algorithm).
+        writer.write_all(format!("{reply}\n").as_bytes())?;
         writer.flush()?;
     }
     Ok(())
 }
 
-/// The reply to one line.
-fn respond(ev: &NetEvaluator, ply: u32, line: &str) -> Result<String> {
+/// The reply to one line, and for a board to act on, the board as the
+/// engine read it (an XGID, for the log).
+fn respond(ev: &NetEvaluator, ply: u32, line: &str) -> Result<(String, Option<String>)> {
     let lower = line.to_ascii_lowercase();
     if lower == "version" {
-        return Ok(format!(
-            "Interface: 2\nRFBF: 0\nEngine: Sheshbesh {v}\nSoftware: Sheshbesh {v}",
-            v = env!("CARGO_PKG_VERSION")
-        ));
+        let v = env!("CARGO_PKG_VERSION");
+        let text = format!("Interface: 2\nRFBF: 0\nEngine: Sheshbesh {v}\nSoftware: Sheshbesh {v}");
+        return Ok((text, None));
     }
     if lower.starts_with("set ") || lower == "help" {
-        return Ok("OK".into());
+        return Ok(("OK".into(), None));
     }
     if let Some(rest) = lower.strip_prefix("evaluation") {
         let rest = rest.trim_start();
@@ -166,21 +179,42 @@ fn respond(ev: &NetEvaluator, ply: u32, line: &str) -> Result<String> {
             .ok_or_else(|| anyhow!("expected \"evaluation fibsboard board:...\""))?;
         // Keep the original case of the board (player names).
         let offset = line.len() - rest.len();
-        return evaluation(ev, ply, &line[offset..]);
+        return Ok((evaluation(ev, ply, &line[offset..])?, None));
     }
     if !line.starts_with("board:") {
         bail!("unknown command \"{line}\"");
     }
-    let (board, _) = board_with_options(line)?;
+    let (mut board, _) = board_with_options(line)?;
+    gnubg_scores(&mut board);
     let reply = answer(&Agent::new(ev, ply), &board)?;
+    let read = xgid::encode(&board.position, &board.state, MAX_CUBE_LOG2);
     // gnubg's own replies to a move end with a space.
-    Ok(
+    let reply =
         if board.state.dice.is_some() && !board.state.doubled && board.state.resignation == 0 {
             format!("{reply} ")
         } else {
             reply
-        },
-    )
+        };
+    Ok((reply, Some(read)))
+}
+
+/// The cube limit of the log's XGIDs (1024, as XGIDs usually carry).
+const MAX_CUBE_LOG2: u32 = 10;
+
+/// Puts the scores of a board from gnubg's external player right.
+///
+/// gnubg 1.07 (`play.c`) writes the checkers, the turn and the cube flags
+/// of every board with its player 1 as "You", but the names and scores of
+/// players `turn ^ move` and `!turn ^ move`: for a play or a double (the
+/// player to act is the player on move) player 0's name and score come
+/// first, so "You"'s score is the opponent's. Read as written, every
+/// match would be played at the mirrored score (a side 7-away taking
+/// itself for 3-away). A take or pass (the player to act is not on move)
+/// comes the right way round.
+fn gnubg_scores(board: &mut Board) {
+    if !board.state.doubled {
+        board.state.score.swap(0, 1);
+    }
 }
 
 /// A board string and the words after it: session options, and for

@@ -260,6 +260,23 @@ fn gnubg_plays_a_match_against_the_external_player() {
     assert!(answers.iter().all(|a| !a.starts_with("Error")), "{log}");
     assert!(answers.contains(&"roll"));
     assert!(answers.iter().filter(|a| a.contains('/')).count() > 10);
+    // The engine read every board at the score of its game, its own score
+    // first (gnubg 1.07 writes a play's or a double's scores the other way
+    // round). Scores only grow, so a mirrored (a, b) with a != b is no
+    // game's score.
+    let games: Vec<[u32; 2]> = file.games.iter().map(|g| g.scores).collect();
+    let mut unequal = 0;
+    for read in log.lines().filter_map(|l| l.strip_prefix("= ")) {
+        let state = xgid::decode(read).unwrap().state;
+        let me = state.turn.index();
+        let seen = [state.score[me], state.score[1 - me]];
+        assert!(
+            games.contains(&seen),
+            "{read}: no game at {seen:?} in {games:?}"
+        );
+        unequal += usize::from(seen[0] != seen[1]);
+    }
+    assert!(unequal > 0, "no decision at unequal scores");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
