@@ -17,14 +17,16 @@ is the independent unit of the standard error. `--opponent self:PLY[:W]`
 plays a second Sheshbesh instead (a candidate net against the shipped
 one in match play); gnubg then only keeps the score and rolls.
 
-Prints our share of the matches won with its standard error, games and
-points per game by each side, and gammons and backgammons won.
+Prints our share of the matches won with its standard error, the games
+and points each side won, and its gammons and backgammons. `--save
+DIR` keeps every match as gnubg exports it (`.mat`), to be analysed
+(`sheshbesh annotate`, gnubg's `analyse match`) or replayed.
 
 Usage:
   apt-get install gnubg && cargo build --release
   python3 benches/match_duel_gnubg.py [--pairs 100] [--length 7] [--ply 0]
       [--gnubg-ply 0] [--opponent gnubg|self:PLY[:W]] [--weights FILE]
-      [--seed 1] [--jobs 2] [--json] [--binary PATH]
+      [--seed 1] [--jobs 2] [--json] [--save DIR] [--binary PATH]
 """
 
 import argparse
@@ -88,10 +90,16 @@ def play_matches(seat, seeds, a, ours_addr, theirs_addr):
             *player_setup(seat, a.opponent_kind, a.gnubg_ply, ours_addr, theirs_addr)]
     for s in seeds:
         cmds += [f"set seed {s}", f"new match {a.length}"]
+        if a.save:
+            cmds.append(f"export match mat {os.path.join(a.save, f'seed{s}-ours{seat}.mat')}")
     cmds.append("quit")
-    text = subprocess.run([a.gnubg, "-t", "-q"], input="\n".join(cmds) + "\n",
-                          capture_output=True, text=True,
-                          timeout=MATCH_TIMEOUT * len(seeds)).stdout
+    try:
+        text = subprocess.run([a.gnubg, "-t", "-q"], input="\n".join(cmds) + "\n",
+                              capture_output=True, text=True,
+                              timeout=MATCH_TIMEOUT * len(seeds)).stdout
+    except subprocess.TimeoutExpired:
+        raise SystemExit(f"gnubg took over {MATCH_TIMEOUT} s a match (seeds {seeds[0]} "
+                         f"to {seeds[-1]}, ours player {seat}): hung")
     parts = STARTED.split(text)[1:]
     # split() keeps the length group: [length, text, length, text, ...]
     matches = parts[1::2]
@@ -156,6 +164,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=2,
                     help="gnubg processes per seat at once (each waits on the other side half the time)")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--save", metavar="DIR",
+                    help="export every match gnubg played to DIR as seedS-oursK.mat (ours player K)")
     ap.add_argument("--binary", default=BINARY)
     ap.add_argument("--gnubg", default=GNUBG)
     a = ap.parse_args()
@@ -165,6 +175,8 @@ def main():
     if a.opponent != "gnubg" and not m:
         raise SystemExit(f"bad --opponent {a.opponent!r}: gnubg or self:PLY[:W]")
     a.opponent_kind = "gnubg" if a.opponent == "gnubg" else "self"
+    if a.save:
+        os.makedirs(a.save, exist_ok=True)
     if not os.path.exists(a.gnubg):
         raise SystemExit(f"gnubg not found at {a.gnubg}: apt-get install gnubg")
     ours = Server(a.binary, a.ply, a.weights)
