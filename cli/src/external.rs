@@ -139,9 +139,9 @@ fn serve(
         if lower == "exit" || lower == "quit" {
             return Ok(());
         }
-        let (reply, read) = match respond(ev, ply, line) {
-            Ok(r) => r,
-            Err(e) => (format!("Error ({e:#})"), None),
+        let Answer { reply, read } = match respond(ev, ply, line) {
+            Ok(a) => a,
+            Err(e) => Answer::plain(format!("Error ({e:#})")),
         };
         if let Some(f) = log {
             let mut f = f.lock().map_err(|_| anyhow!("log lock poisoned"))?;
@@ -160,17 +160,31 @@ fn serve(
     Ok(())
 }
 
-/// The reply to one line, and for a board to act on, the board as the
-/// engine read it (an XGID, for the log).
-fn respond(ev: &NetEvaluator, ply: u32, line: &str) -> Result<(String, Option<String>)> {
+/// The answer to one line.
+struct Answer {
+    /// The line sent back.
+    reply: String,
+    /// For a board to act on, the board as the engine read it (an XGID,
+    /// for the log).
+    read: Option<String>,
+}
+
+impl Answer {
+    fn plain(reply: String) -> Answer {
+        Answer { reply, read: None }
+    }
+}
+
+/// Answers one line: a command, an evaluation or a board to act on.
+fn respond(ev: &NetEvaluator, ply: u32, line: &str) -> Result<Answer> {
     let lower = line.to_ascii_lowercase();
     if lower == "version" {
         let v = env!("CARGO_PKG_VERSION");
         let text = format!("Interface: 2\nRFBF: 0\nEngine: Sheshbesh {v}\nSoftware: Sheshbesh {v}");
-        return Ok((text, None));
+        return Ok(Answer::plain(text));
     }
     if lower.starts_with("set ") || lower == "help" {
-        return Ok(("OK".into(), None));
+        return Ok(Answer::plain("OK".into()));
     }
     if let Some(rest) = lower.strip_prefix("evaluation") {
         let rest = rest.trim_start();
@@ -179,7 +193,7 @@ fn respond(ev: &NetEvaluator, ply: u32, line: &str) -> Result<(String, Option<St
             .ok_or_else(|| anyhow!("expected \"evaluation fibsboard board:...\""))?;
         // Keep the original case of the board (player names).
         let offset = line.len() - rest.len();
-        return Ok((evaluation(ev, ply, &line[offset..])?, None));
+        return Ok(Answer::plain(evaluation(ev, ply, &line[offset..])?));
     }
     if !line.starts_with("board:") {
         bail!("unknown command \"{line}\"");
@@ -195,7 +209,10 @@ fn respond(ev: &NetEvaluator, ply: u32, line: &str) -> Result<(String, Option<St
         } else {
             reply
         };
-    Ok((reply, Some(read)))
+    Ok(Answer {
+        reply,
+        read: Some(read),
+    })
 }
 
 /// The cube limit of the log's XGIDs (1024, as XGIDs usually carry).
