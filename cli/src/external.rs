@@ -147,7 +147,10 @@ fn serve(
             let mut f = f.lock().map_err(|_| anyhow!("log lock poisoned"))?;
             match read {
                 // What the engine understood the board to be, as an XGID.
-                Some(xgid) => writeln!(f, "> {line}\n= {xgid}\n< {reply}")?,
+                Some(b) => {
+                    let xgid = xgid::encode(&b.position, &b.state, MAX_CUBE_LOG2);
+                    writeln!(f, "> {line}\n= {xgid}\n< {reply}")?
+                }
                 None => writeln!(f, "> {line}\n< {reply}")?,
             }
         }
@@ -164,9 +167,9 @@ fn serve(
 struct Answer {
     /// The line sent back.
     reply: String,
-    /// For a board to act on, the board as the engine read it (an XGID,
-    /// for the log).
-    read: Option<String>,
+    /// For a board to act on, the board as the engine read it (for the
+    /// log, which writes it as an XGID).
+    read: Option<Board>,
 }
 
 impl Answer {
@@ -201,7 +204,6 @@ fn respond(ev: &NetEvaluator, ply: u32, line: &str) -> Result<Answer> {
     let (mut board, _) = board_with_options(line)?;
     gnubg_scores(&mut board);
     let reply = answer(&Agent::new(ev, ply), &board)?;
-    let read = xgid::encode(&board.position, &board.state, MAX_CUBE_LOG2);
     // gnubg's own replies to a move end with a space.
     let reply =
         if board.state.dice.is_some() && !board.state.doubled && board.state.resignation == 0 {
@@ -211,7 +213,7 @@ fn respond(ev: &NetEvaluator, ply: u32, line: &str) -> Result<Answer> {
         };
     Ok(Answer {
         reply,
-        read: Some(read),
+        read: Some(board),
     })
 }
 
