@@ -121,13 +121,11 @@ def verdict(r):
             "action": ("Double, " if min(dt, dp) > nd else "No double, ") + take}
 
 
-def group(xgid):
-    """Away counts and cube of a decision, as `7a-5a` or `3a-7a c2`."""
-    f = xgid.split(":")
-    cube, length, me, opp = 2 ** int(f[1]), int(f[8]), int(f[5]), int(f[6])
-    if int(f[3]) < 0:
-        me, opp = opp, me
-    g = f"{length - me}a-{length - opp}a"
+def group(show):
+    """Away counts and cube of a decision (`show --json`), as `7a-5a` or
+    `3a-7a c2`."""
+    m, cube = show["match"], show["cube"]["value"]
+    g = f"{m['length'] - m['score']['on_roll']}a-{m['length'] - m['score']['opponent']}a"
     return g + (f" c{cube}" if cube > 1 else "")
 
 
@@ -193,8 +191,8 @@ def score(a):
     out = {"decisions": len(rolls), "rows": rows}
     if a.by_score:
         groups = collections.defaultdict(list)
-        for i, x in enumerate(xgids):
-            groups[group(x)].append(i)
+        for i, shown in enumerate(batch(BINARY, ["show", "--json", "--batch"], xgids)):
+            groups[group(shown)].append(i)
         out["by_score"] = {g: [row(name, [refs[i] for i in idx], [ans[i] for i in idx])
                                for name, ans in answers.items()]
                            for g, idx in sorted(groups.items(), key=lambda kv: -len(kv[1]))}
