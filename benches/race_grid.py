@@ -20,20 +20,28 @@ the mean and largest distances; then the cases where ours and gnubg
 `--our-rollouts TRIALS` adds our own cubeful rollouts of the same
 decisions (`cube --batch --rollout`, 0-ply checker play, seed 1) as a
 second reference: how far our 0-ply and 2-ply are from what our own net
-plays out, apart from gnubg's view.
+plays out, apart from gnubg's view, and how far our 0-ply cube model is
+when given the rollouts' own cubeless chances
+(`examples/cube_of_chances.rs`): the model's part of our error, the rest
+being the net's chances. `--keep FILE` reads the rollouts from FILE
+when it holds every case at that many trials (as
+`data/labels/back-game-grid-rollouts-ours.jsonl` does for the back
+game at 648), and writes them there otherwise.
 
 `--sage` adds Open Sage's cube equities at gnubg's 2-ply (its "3ply";
 `pip install bgsage`): a third engine's view of the same cases, with
 nets of its own.
 
 Usage: python3 benches/race_grid.py [--kind race] [--plies 0,2] [--worst 12] [--sage] [--json]
-    [--binary PATH] [--our-rollouts TRIALS]
+    [--binary PATH] [--our-rollouts TRIALS [--keep FILE]]
 """
 import argparse
 import json
 import os
 import subprocess
 import sys
+
+from cube_rollouts_ours import MODEL, batch, chances
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 BINARY = os.path.join(ROOT, "target", "release", "sheshbesh")
@@ -73,9 +81,41 @@ def ours(cs, ply, binary=BINARY):
     return cube_batch(cs, ["--ply", str(ply)], binary)
 
 
-def our_rollouts(cs, trials, binary=BINARY):
-    """Our cubeful rollouts' (no double, double/take) of each case."""
-    return cube_batch(cs, ["--rollout", "--trials", str(trials)], binary)
+def our_rollouts(cs, trials, binary=BINARY, keep=None):
+    """Our cubeful rollouts of each case (`cube --rollout --json`
+    answers), read from `keep` when it holds them all at `trials`, else
+    rolled out (and written to `keep`, atomically)."""
+    if keep and os.path.exists(keep):
+        with open(keep) as f:
+            kept = {r["xgid"]: r["rollout"] for r in map(json.loads, filter(str.strip, f))}
+        if all(kept.get(c["xgid"], {}).get("trials") == trials for c in cs):
+            return [kept[c["xgid"]] for c in cs]
+    answers = batch(binary, ["cube", "--batch", "--json", "--rollout", "--trials", str(trials)],
+                    [c["xgid"] for c in cs])
+    for c, a in zip(cs, answers):
+        if "error" in a:
+            raise SystemExit(f"{c['xgid']}: {a['error']}")
+    if keep:
+        with open(keep + ".tmp", "w") as f:
+            f.writelines(json.dumps({"xgid": c["xgid"], "rollout": a}) + "\n"
+                         for c, a in zip(cs, answers))
+        os.replace(keep + ".tmp", keep)
+    return answers
+
+
+def model_at(cs, rolled):
+    """Our 0-ply cube model's (no double, double/take) at each rollout's
+    own cubeless chances."""
+    if not os.path.exists(MODEL):
+        raise SystemExit(f"{MODEL} is missing: cargo build --release -p sheshbesh-benches "
+                         "--example cube_of_chances")
+    lines = [f"{c['xgid']} {' '.join(str(p) for p in chances(r['probs']))}"
+             for c, r in zip(cs, rolled)]
+    answers = batch(MODEL, [], lines)
+    for c, a in zip(cs, answers):
+        if "error" in a:
+            raise SystemExit(f"{c['xgid']}: the model: {a['error']}")
+    return [(a["no_double"], a["double_take"]) for a in answers]
 
 
 def sage(cs):
@@ -108,6 +148,8 @@ def main():
     ap.add_argument("--binary", default=BINARY, help="the sheshbesh binary to measure")
     ap.add_argument("--our-rollouts", type=int, metavar="TRIALS",
                     help="add our own cubeful rollouts of each case as a reference")
+    ap.add_argument("--keep", metavar="FILE",
+                    help="our rollouts read from FILE when it has them, written there otherwise")
     a = ap.parse_args()
     cs = cases(a.kind)
     g2 = [(c["ply2"]["nd"], c["ply2"]["dt"]) for c in cs]
@@ -120,10 +162,15 @@ def main():
         rows.append(("against gnubg 2-ply", summary(f"Sheshbesh {ply}-ply", mine[ply], g2)))
         rows.append(("against gnubg rollouts", summary(f"Sheshbesh {ply}-ply", mine[ply], ro)))
     rows.append(("against gnubg rollouts", summary("gnubg 2-ply", g2, ro)))
+    if a.keep and not a.our_rollouts:
+        ap.error("--keep needs --our-rollouts TRIALS")
     if a.our_rollouts:
-        rolled = our_rollouts(cs, a.our_rollouts, a.binary)
+        answers = our_rollouts(cs, a.our_rollouts, a.binary, a.keep)
+        rolled = [(r["no_double"], r["double_take"]) for r in answers]
         for ply in mine:
             rows.append(("against our rollouts", summary(f"Sheshbesh {ply}-ply", mine[ply], rolled)))
+        rows.append(("against our rollouts",
+                     summary("0-ply model, their odds", model_at(cs, answers), rolled)))
         rows.append(("against our rollouts", summary("gnubg 2-ply", g2, rolled)))
         rows.append(("against gnubg rollouts", summary("our rollouts", rolled, ro)))
     sg = sage(cs) if a.sage else None
