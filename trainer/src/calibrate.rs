@@ -455,18 +455,23 @@ mod tests {
 
     #[test]
     fn the_committed_back_game_labels_read_back_and_are_back_games() {
-        // The rollouts the shipped net's back-game fit was made from
-        // (data/labels/README.md): checksummed, every one a back game,
-        // every label a probability.
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../data/labels/backgame-seed21.labels"
-        );
-        let examples = load_examples(Path::new(path)).unwrap();
-        assert_eq!(examples.len(), 9622);
-        for e in &examples {
-            assert!(PositionClass::BackGame.holds(&e.position));
-            assert!(e.target.0.iter().all(|p| (0.0..=1.0).contains(p)));
+        // The rollouts the shipped net's back-game fit was made from, and
+        // those of real play's deep back games walked on, kept for the
+        // next fit (data/labels/README.md): checksummed, every one a back
+        // game, every label a probability.
+        for (file, count) in [
+            ("backgame-seed21.labels", 9622),
+            ("backgame-deep-walks-seed141-142.labels", 7209),
+        ] {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../data/labels")
+                .join(file);
+            let examples = load_examples(&path).unwrap();
+            assert_eq!(examples.len(), count, "{file}");
+            for e in &examples {
+                assert!(PositionClass::BackGame.holds(&e.position), "{file}");
+                assert!(e.target.0.iter().all(|p| (0.0..=1.0).contains(p)), "{file}");
+            }
         }
     }
 
