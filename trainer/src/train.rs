@@ -271,28 +271,42 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    #[test]
-    fn a_short_run_learns_to_beat_random_play_in_every_layout_and_depth() {
+    /// A short run of `layout` with a second hidden layer of `hidden2`
+    /// units (0: none) beats random play: one test per shape, so the
+    /// harness runs them side by side.
+    fn a_short_run_learns_to_beat_random_play(layout: Layout, hidden2: usize) {
         use sheshbesh_engine::analysis::duel::duel;
         use sheshbesh_engine::search::chooser::RandomPlayer;
-        let shapes = [(Layout::V2, 0), (Layout::V3, 0), (Layout::V3, 16)];
-        for (layout, hidden2) in shapes {
-            let dir = std::env::temp_dir().join(format!(
-                "shb-train2-{}-{}-{hidden2}",
-                std::process::id(),
-                layout.id()
-            ));
-            std::fs::create_dir_all(&dir).unwrap();
-            let mut cfg = tiny(dir.join("c.bin"), 400);
-            cfg.round_games = 10;
-            cfg.checkpoint_every = 1000;
-            cfg.layout = layout;
-            cfg.hidden2 = hidden2;
-            let (ev, _) = train(&cfg).unwrap();
-            assert_eq!((ev.layout, ev.contact.hidden2()), (layout, hidden2));
-            let r = duel(&mut Greedy::new(&ev), &mut RandomPlayer::new(1), 100, 5);
-            assert!(r.ppg - 2.0 * r.se > 0.3, "{layout:?} {hidden2}: {r:?}");
-            std::fs::remove_dir_all(&dir).unwrap();
-        }
+        let dir = std::env::temp_dir().join(format!(
+            "shb-train2-{}-{}-{hidden2}",
+            std::process::id(),
+            layout.id()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut cfg = tiny(dir.join("c.bin"), 400);
+        cfg.round_games = 10;
+        cfg.checkpoint_every = 1000;
+        cfg.layout = layout;
+        cfg.hidden2 = hidden2;
+        let (ev, _) = train(&cfg).unwrap();
+        assert_eq!((ev.layout, ev.contact.hidden2()), (layout, hidden2));
+        let r = duel(&mut Greedy::new(&ev), &mut RandomPlayer::new(1), 100, 5);
+        assert!(r.ppg - 2.0 * r.se > 0.3, "{layout:?} {hidden2}: {r:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_short_run_learns_to_beat_random_play_in_layout_2() {
+        a_short_run_learns_to_beat_random_play(Layout::V2, 0);
+    }
+
+    #[test]
+    fn a_short_run_learns_to_beat_random_play_in_layout_3() {
+        a_short_run_learns_to_beat_random_play(Layout::V3, 0);
+    }
+
+    #[test]
+    fn a_short_run_learns_to_beat_random_play_with_two_hidden_layers() {
+        a_short_run_learns_to_beat_random_play(Layout::V3, 16);
     }
 }
