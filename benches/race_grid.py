@@ -38,7 +38,6 @@ Usage: python3 benches/race_grid.py [--kind race] [--plies 0,2] [--worst 12] [--
 import argparse
 import json
 import os
-import subprocess
 import sys
 
 from cube_rollouts_ours import MODEL, batch, chances
@@ -65,16 +64,24 @@ def cases(kind="race"):
     return out
 
 
-def cube_batch(cs, flags, binary=BINARY):
-    """`sheshbesh cube --batch FLAGS` on each case: (no double, double/take)."""
-    text = "".join(c["xgid"] + "\n" for c in cs)
-    out = subprocess.run([binary, "cube", "--batch", *flags], input=text,
-                         capture_output=True, text=True, check=True).stdout.splitlines()
-    answers = [json.loads(line) for line in out]
+def answered(cs, binary, args, lines):
+    """One JSON answer per case from a `--batch` co-process, or an exit
+    naming the first case it could not answer."""
+    answers = batch(binary, args, lines)
     for c, a in zip(cs, answers):
         if "error" in a:
             raise SystemExit(f"{c['xgid']}: {a['error']}")
-    return [(a["no_double"], a["double_take"]) for a in answers]
+    return answers
+
+
+def cube_answers(cs, flags, binary=BINARY):
+    """`sheshbesh cube --batch FLAGS` on each case: its JSON answers."""
+    return answered(cs, binary, ["cube", "--batch", *flags], [c["xgid"] for c in cs])
+
+
+def cube_batch(cs, flags, binary=BINARY):
+    """`sheshbesh cube --batch FLAGS` on each case: (no double, double/take)."""
+    return [(a["no_double"], a["double_take"]) for a in cube_answers(cs, flags, binary)]
 
 
 def ours(cs, ply, binary=BINARY):
@@ -90,11 +97,7 @@ def our_rollouts(cs, trials, binary=BINARY, keep=None):
             kept = {r["xgid"]: r["rollout"] for r in map(json.loads, filter(str.strip, f))}
         if all(kept.get(c["xgid"], {}).get("trials") == trials for c in cs):
             return [kept[c["xgid"]] for c in cs]
-    answers = batch(binary, ["cube", "--batch", "--json", "--rollout", "--trials", str(trials)],
-                    [c["xgid"] for c in cs])
-    for c, a in zip(cs, answers):
-        if "error" in a:
-            raise SystemExit(f"{c['xgid']}: {a['error']}")
+    answers = cube_answers(cs, ["--rollout", "--trials", str(trials)], binary)
     if keep:
         with open(keep + ".tmp", "w") as f:
             f.writelines(json.dumps({"xgid": c["xgid"], "rollout": a}) + "\n"
@@ -111,11 +114,7 @@ def model_at(cs, rolled):
                          "--example cube_of_chances")
     lines = [f"{c['xgid']} {' '.join(str(p) for p in chances(r['probs']))}"
              for c, r in zip(cs, rolled)]
-    answers = batch(MODEL, [], lines)
-    for c, a in zip(cs, answers):
-        if "error" in a:
-            raise SystemExit(f"{c['xgid']}: the model: {a['error']}")
-    return [(a["no_double"], a["double_take"]) for a in answers]
+    return [(a["no_double"], a["double_take"]) for a in answered(cs, MODEL, [], lines)]
 
 
 def sage(cs):
