@@ -375,6 +375,8 @@ pub enum NetArg {
     Race,
     /// The blitz net.
     Blitz,
+    /// The back-game net.
+    BackGame,
 }
 
 impl From<NetArg> for NetClass {
@@ -383,6 +385,7 @@ impl From<NetArg> for NetClass {
             NetArg::Contact => NetClass::Contact,
             NetArg::Race => NetClass::Race,
             NetArg::Blitz => NetClass::Blitz,
+            NetArg::BackGame => NetClass::BackGame,
         }
     }
 }
@@ -422,7 +425,7 @@ pub enum WeightsOp {
 
 /// The files a splice takes its nets from.
 #[derive(Args, Debug)]
-#[command(group = clap::ArgGroup::new("spliced").required(true).multiple(true).args(["race", "blitz", "luck", "promote_luck"]))]
+#[command(group = clap::ArgGroup::new("spliced").required(true).multiple(true).args(["race", "blitz", "back_game", "luck", "promote_luck"]))]
 pub struct SpliceArgs {
     /// The file whose contact net is kept.
     #[arg(long)]
@@ -434,6 +437,10 @@ pub struct SpliceArgs {
     /// blitzes the kept contact net valued until then).
     #[arg(long)]
     pub blitz: Option<PathBuf>,
+    /// The file whose contact net becomes the back-game net (it values
+    /// the back games the kept contact net valued until then).
+    #[arg(long)]
+    pub back_game: Option<PathBuf>,
     /// The file whose contact net measures the dice's luck in rollouts
     /// (a net fitted for self-consistency; the kept nets still play).
     #[arg(long)]
@@ -794,6 +801,7 @@ fn weights_op(op: WeightsOp) -> Result<()> {
                 contact: &f.contact,
                 race: f.race.as_deref(),
                 blitz: f.blitz.as_deref(),
+                back_game: f.back_game.as_deref(),
                 luck: f.luck.as_deref(),
                 promote_luck: f.promote_luck,
             })?;
@@ -812,6 +820,9 @@ fn weights_op(op: WeightsOp) -> Result<()> {
             }
             if let Some(blitz) = &f.blitz {
                 what += &format!(", blitz net: contact net of {}", blitz.display());
+            }
+            if let Some(back_game) = &f.back_game {
+                what += &format!(", back-game net: contact net of {}", back_game.display());
             }
             if let Some(luck) = &f.luck {
                 what += &format!(", luck net: contact net of {}", luck.display());

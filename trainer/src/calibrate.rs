@@ -25,7 +25,7 @@ use anyhow::Result;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sheshbesh_engine::evaluation::evaluator::{
-    sanitize, Evaluator, NetClass, NetEvaluator, Phase, BLITZ_NET,
+    sanitize, Evaluator, NetClass, NetEvaluator, Phase, BACK_GAME_NET, BLITZ_NET,
 };
 use sheshbesh_engine::evaluation::inputs::SparseInputs;
 use sheshbesh_engine::evaluation::net::OUTPUTS;
@@ -380,6 +380,7 @@ pub fn calibrate(
             NetClass::Contact => "contact",
             NetClass::Race => "race",
             NetClass::Blitz => BLITZ_NET,
+            NetClass::BackGame => BACK_GAME_NET,
         }
         .to_string(),
         class: cfg.class,
@@ -391,19 +392,20 @@ pub fn calibrate(
 }
 
 /// The net a calibration of `phase` teaches: the one that values most of
-/// the phase's labels (the blitz net, when there is one, for blitzes;
-/// the phase's net for every file without one). The labels it does not
-/// value are left out.
+/// the phase's labels (a game plan's net, when there is one, for its
+/// blitzes or back games; the phase's net for every file without one).
+/// The labels it does not value are left out.
 fn taught_net(ev: &NetEvaluator, phase: Phase, examples: &[Example]) -> NetClass {
     let of_phase = || examples.iter().filter(|e| e.phase == phase);
-    let blitzes = of_phase()
-        .filter(|e| ev.class_of(&e.position) == NetClass::Blitz)
-        .count();
-    if 2 * blitzes > of_phase().count() {
-        NetClass::Blitz
-    } else {
-        NetClass::from(phase)
-    }
+    let count = |class| {
+        of_phase()
+            .filter(|e| ev.class_of(&e.position) == class)
+            .count()
+    };
+    [NetClass::Blitz, NetClass::BackGame]
+        .into_iter()
+        .find(|&plan| 2 * count(plan) > of_phase().count())
+        .unwrap_or(NetClass::from(phase))
 }
 
 /// `n` positions of `cfg.phase` from self-play on another seed, each
@@ -578,35 +580,44 @@ mod tests {
         assert!((after[k].unwrap() - expected).abs() < 1e-3);
     }
 
-    /// Labels of blitzes teach a file's blitz net, and only it.
+    /// Labels of a game plan's positions (blitzes, back games) teach the
+    /// file's net of that plan, and only it.
     #[test]
-    fn rollouts_of_blitzes_calibrate_the_blitz_net_alone() {
-        use sheshbesh_engine::evaluation::evaluator::is_blitz;
+    fn rollouts_of_a_game_plan_calibrate_its_net_alone() {
         use sheshbesh_engine::evaluation::inputs::Layout;
-        let mut ev = crate::train::fresh(5, 32, 32, Layout::V3);
-        ev.blitz = Some(ev.contact.clone());
-        let examples: Vec<Example> = sample(&ev, 20_000, 0.1, 3)
-            .into_iter()
-            .filter(|p| Phase::of(p) == Phase::Contact && is_blitz(p))
-            .take(200)
-            .map(|position| Example {
-                phase: Phase::Contact,
-                position,
-                target: Probs([0.9, 0.5, 0.05, 0.02, 0.0]),
-            })
-            .collect();
-        assert!(examples.len() > 50, "{}", examples.len());
-        let fit = CalibrationFit::Net {
-            epochs: 2,
-            alpha: 0.001,
-            anchors: 1,
-        };
-        let cfg = fit_only(PositionClass::Blitz, fit);
-        let before = ev.clone();
-        let c = calibrate(&mut ev, &cfg, &examples, "test");
-        assert_eq!(c.net, "blitz");
-        assert!(c.after[0].rmse < c.before[0].rmse, "{c:?}");
-        assert_eq!((&ev.contact, &ev.race), (&before.contact, &before.race));
-        assert_ne!(ev.blitz, before.blitz);
+        for (class, plan, name) in [
+            (PositionClass::Blitz, NetClass::Blitz, BLITZ_NET),
+            (PositionClass::BackGame, NetClass::BackGame, BACK_GAME_NET),
+        ] {
+            let mut ev = crate::train::fresh(5, 32, 32, Layout::V3);
+            let copy = Some(ev.contact.clone());
+            match plan {
+                NetClass::Blitz => ev.blitz = copy,
+                _ => ev.back_game = copy,
+            }
+            let examples: Vec<Example> = sample(&ev, 20_000, 0.1, 3)
+                .into_iter()
+                .filter(|p| class.holds(p) && ev.class_of(p) == plan)
+                .take(200)
+                .map(|position| Example {
+                    phase: Phase::Contact,
+                    position,
+                    target: Probs([0.9, 0.5, 0.05, 0.02, 0.0]),
+                })
+                .collect();
+            assert!(examples.len() > 50, "{name}: {}", examples.len());
+            let fit = CalibrationFit::Net {
+                epochs: 2,
+                alpha: 0.001,
+                anchors: 1,
+            };
+            let cfg = fit_only(class, fit);
+            let before = ev.clone();
+            let c = calibrate(&mut ev, &cfg, &examples, "test");
+            assert_eq!(c.net, name);
+            assert!(c.after[0].rmse < c.before[0].rmse, "{c:?}");
+            assert_eq!((&ev.contact, &ev.race), (&before.contact, &before.race));
+            assert_ne!(ev.net(plan), before.net(plan));
+        }
     }
 }

@@ -3,7 +3,7 @@
 //! net is weakest and self-play seldom goes.
 
 use serde::{Deserialize, Serialize};
-use sheshbesh_engine::evaluation::evaluator::is_blitz;
+use sheshbesh_engine::evaluation::evaluator::{is_back_game, is_blitz};
 use sheshbesh_engine::rules::position::Checkers;
 use sheshbesh_engine::Position;
 
@@ -12,8 +12,9 @@ use sheshbesh_engine::Position;
 pub enum PositionClass {
     /// Every one of the phase.
     All,
-    /// Back games: one side holds two or more points in the other's home
-    /// board and trails the race by [`BACK_GAME_DEFICIT`] pips or more.
+    /// Back games ([`is_back_game`]: one side holds two or more points in
+    /// the other's home board and trails the race by 30 pips or more), the
+    /// positions a back-game net values.
     /// The net misjudges them most (it rates the side facing the back game
     /// about 0.09 too likely to win where its own rollouts agree with
     /// gnubg's), and self-play seldom reaches them.
@@ -31,9 +32,6 @@ pub enum PositionClass {
     TwoAnchors,
 }
 
-/// The race deficit, in pips, of a side holding a back game.
-pub const BACK_GAME_DEFICIT: u32 = 30;
-
 impl PositionClass {
     /// Whether `pos` is of this class.
     pub fn holds(self, pos: &Position) -> bool {
@@ -41,14 +39,7 @@ impl PositionClass {
         let anchors = |me: &Checkers| (me.made() & (0x3F << 19)).count_ones();
         match self {
             PositionClass::All => true,
-            PositionClass::BackGame => {
-                let holds = |me: &Checkers, pips_ahead: i64| {
-                    anchors(me) >= 2 && pips_ahead <= -i64::from(BACK_GAME_DEFICIT)
-                };
-                let (mine, theirs) = pos.pips();
-                let ahead = i64::from(theirs) - i64::from(mine);
-                pos.is_contact() && (holds(&pos.me, ahead) || holds(&pos.opp, -ahead))
-            }
+            PositionClass::BackGame => is_back_game(pos),
             PositionClass::Blitz => is_blitz(pos),
             PositionClass::TwoAnchors => {
                 pos.is_contact() && (anchors(&pos.me) >= 2 || anchors(&pos.opp) >= 2)
@@ -98,7 +89,7 @@ mod tests {
         (opp[23], opp[12], opp[7], opp[5], opp[4]) = (2, 5, 3, 3, 2);
         let holding = Position::from_sides(&me, 0, &opp, 0).unwrap();
         let (mine, theirs) = holding.pips();
-        assert!(mine.abs_diff(theirs) < BACK_GAME_DEFICIT);
+        assert!(mine.abs_diff(theirs) < sheshbesh_engine::evaluation::evaluator::BACK_GAME_DEFICIT);
         assert!(PositionClass::TwoAnchors.holds(&holding));
         assert!(PositionClass::TwoAnchors.holds(&holding.swapped()));
         assert!(!PositionClass::BackGame.holds(&holding));

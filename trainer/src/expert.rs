@@ -226,6 +226,10 @@ pub fn round(
         cfg.fit_net != Some(NetClass::Blitz) || ev.blitz.is_some(),
         "--fit-net blitz: the checkpoint has no blitz net to fit (add one with `train weights splice --blitz`)"
     );
+    anyhow::ensure!(
+        cfg.fit_net != Some(NetClass::BackGame) || ev.back_game.is_some(),
+        "--fit-net back-game: the checkpoint has no back-game net to fit (add one with `train weights splice --back-game`)"
+    );
     let teacher = teacher.unwrap_or(ev);
     match cfg.labels {
         LabelSource::Search | LabelSource::Luck => {

@@ -239,8 +239,8 @@ pub fn ensemble(paths: &[std::path::PathBuf]) -> Result<(NetEvaluator, Provenanc
 }
 
 /// Where a splice takes its nets from: the contact file's nets, with the
-/// race net, the blitz net and the luck yardstick's contact net replaced
-/// where given.
+/// race net, the blitz net, the back-game net and the luck yardstick's
+/// contact net replaced where given.
 pub struct SpliceFrom<'a> {
     /// The file whose contact net (and, unless replaced, others) is kept.
     pub contact: &'a Path,
@@ -249,6 +249,9 @@ pub struct SpliceFrom<'a> {
     /// The file whose contact net becomes the blitz net
     /// ([`sheshbesh_engine::evaluation::evaluator::BLITZ_NET`]).
     pub blitz: Option<&'a Path>,
+    /// The file whose contact net becomes the back-game net
+    /// ([`sheshbesh_engine::evaluation::evaluator::BACK_GAME_NET`]).
+    pub back_game: Option<&'a Path>,
     /// The file whose contact net becomes the luck yardstick's
     /// ([`sheshbesh_engine::evaluation::evaluator::LUCK_NET`]).
     pub luck: Option<&'a Path>,
@@ -267,8 +270,12 @@ pub struct SpliceFrom<'a> {
 /// recorded and its games and seconds added.
 pub fn splice(from: &SpliceFrom) -> Result<(NetEvaluator, Provenance)> {
     anyhow::ensure!(
-        from.race.is_some() || from.blitz.is_some() || from.luck.is_some() || from.promote_luck,
-        "a splice needs a race file, a blitz file, a luck file or a promoted luck net"
+        from.race.is_some()
+            || from.blitz.is_some()
+            || from.back_game.is_some()
+            || from.luck.is_some()
+            || from.promote_luck,
+        "a splice needs a race file, a blitz file, a back-game file, a luck file or a promoted luck net"
     );
     let (mut ev, mut prov) = checkpoint::load(from.contact)?;
     if from.promote_luck {
@@ -290,21 +297,23 @@ pub fn splice(from: &SpliceFrom) -> Result<(NetEvaluator, Provenance)> {
         let luck = ev.luck.take();
         ev = ev.with_luck(luck.as_ref().map(|l| &l.contact));
     }
-    if let Some(path) = from.blitz {
-        if path == from.contact {
+    for (path, plan) in [(from.blitz, "blitz"), (from.back_game, "back-game")] {
+        let Some(path) = path else { continue };
+        let net = if path == from.contact {
             // A copy of the file's own contact net: no other training to
             // add to the record.
-            prov = Some(with_step(prov, "blitz net: a copy of the contact net"));
-            ev.blitz = Some(ev.contact.clone());
+            prov = Some(with_step(
+                prov,
+                &format!("{plan} net: a copy of the contact net"),
+            ));
+            ev.contact.clone()
         } else {
-            let other = spliced_in(
-                &ev,
-                &mut prov,
-                from.contact,
-                path,
-                "blitz net: contact net of",
-            )?;
-            ev.blitz = Some(other.contact);
+            let what = format!("{plan} net: contact net of");
+            spliced_in(&ev, &mut prov, from.contact, path, &what)?.contact
+        };
+        match plan {
+            "blitz" => ev.blitz = Some(net),
+            _ => ev.back_game = Some(net),
         }
     }
     if let Some(path) = from.luck {
@@ -541,6 +550,7 @@ pub(crate) mod tests {
                 contact,
                 race,
                 blitz: None,
+                back_game: None,
                 luck,
                 promote_luck: false,
             }
@@ -574,6 +584,19 @@ pub(crate) mod tests {
         );
         assert!(prov.command.contains("blitz net"), "{}", prov.command);
         let pe = dir.join("e.w");
+        checkpoint::save(&pe, &ev, &prov).unwrap();
+        assert_eq!(checkpoint::load(&pe).unwrap().0, ev);
+        // A back-game net beside it: a's own contact net, read back too.
+        let (ev, prov) = splice(&SpliceFrom {
+            back_game: Some(&pa),
+            ..with(&pe, None, None)
+        })
+        .unwrap();
+        assert_eq!(
+            (ev.blitz.as_ref(), ev.back_game.as_ref()),
+            (Some(&b.contact), Some(&a.contact))
+        );
+        assert!(prov.command.contains("back-game net"), "{}", prov.command);
         checkpoint::save(&pe, &ev, &prov).unwrap();
         assert_eq!(checkpoint::load(&pe).unwrap().0, ev);
         // A copy of the file's own contact net adds no games to the record.

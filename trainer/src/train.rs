@@ -91,6 +91,7 @@ pub fn fresh(seed: u64, hidden: usize, race_hidden: usize, layout: Layout) -> Ne
         contact: Net::random(layout.inputs(), hidden, &mut rng),
         race: Net::random(layout.inputs(), race_hidden, &mut rng),
         blitz: None,
+        back_game: None,
         bearoff: None,
         layout,
         luck: None,

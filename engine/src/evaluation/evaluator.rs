@@ -1,6 +1,6 @@
 //! Evaluators: anything that gives [`Probs`] for positions, and the net
 //! evaluator that picks a net by game phase and, where it has one, by
-//! game plan (a blitz).
+//! game plan (a blitz, a back game).
 //!
 //! Evaluators stack: [`crate::search::ply::Ply`] wraps any [`Evaluator`] to look
 //! further ahead, and a rollout wraps either. Tests use
@@ -204,9 +204,9 @@ impl Phase {
 }
 
 /// Which of a [`NetEvaluator`]'s nets values a position: its phase's, or
-/// for a blitz, the blitz net when the evaluator has one. A net of its
-/// own lets a game plan the contact net plays badly be taught without
-/// moving the contact net's other positions.
+/// for a blitz or a back game, that plan's net when the evaluator has
+/// one. A net of its own lets a game plan the contact net plays badly be
+/// taught without moving the contact net's other positions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NetClass {
     /// The contact net.
@@ -215,6 +215,8 @@ pub enum NetClass {
     Race,
     /// The blitz net ([`is_blitz`] positions).
     Blitz,
+    /// The back-game net ([`is_back_game`] positions that are no blitz).
+    BackGame,
 }
 
 impl From<Phase> for NetClass {
@@ -239,8 +241,28 @@ pub fn is_blitz(pos: &Position) -> bool {
     blitzes(&pos.me, &pos.opp) || blitzes(&pos.opp, &pos.me)
 }
 
+/// The race deficit, in pips, of a side holding a back game.
+pub const BACK_GAME_DEFICIT: u32 = 30;
+
+/// A back game: one side holds two or more points in the other's home
+/// board and trails the race by [`BACK_GAME_DEFICIT`] pips or more. The
+/// contact net misjudges them most (it overrates the side facing the back
+/// game), and a fit that mends them there moves other positions with
+/// them, so they can have a net of their own.
+pub fn is_back_game(pos: &Position) -> bool {
+    // Points 19..24 of a side are the other side's home board.
+    let anchors = |side: &Checkers| (side.made() & (0x3F << 19)).count_ones();
+    let holds = |side: &Checkers, pips_ahead: i64| {
+        anchors(side) >= 2 && pips_ahead <= -i64::from(BACK_GAME_DEFICIT)
+    };
+    let (mine, theirs) = pos.pips();
+    let ahead = i64::from(theirs) - i64::from(mine);
+    pos.is_contact() && (holds(&pos.me, ahead) || holds(&pos.opp, -ahead))
+}
+
 /// The neural evaluator: a contact net, a race net, optionally a blitz
-/// net, and the bear-off databases once every checker is home.
+/// net and a back-game net, and the bear-off databases once every checker
+/// is home.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NetEvaluator {
     /// Net for positions with contact.
@@ -249,6 +271,9 @@ pub struct NetEvaluator {
     pub race: Net,
     /// Net for blitzes ([`is_blitz`]; `None`: the contact net plays them).
     pub blitz: Option<Net>,
+    /// Net for back games ([`is_back_game`] positions that are no blitz;
+    /// `None`: the contact net plays them).
+    pub back_game: Option<Net>,
     /// Exact values for bear-offs (`None`: the race net plays them too).
     pub bearoff: Option<Arc<Bearoff>>,
     /// The input layout both nets read.
@@ -268,14 +293,25 @@ pub const LUCK_NET: &str = "luck";
 /// The name of a weights file's blitz net.
 pub const BLITZ_NET: &str = "blitz";
 
+/// The name of a weights file's back-game net.
+pub const BACK_GAME_NET: &str = "backgame";
+
 impl NetEvaluator {
     /// Builds the evaluator from a weights file's nets.
     pub fn from_weights(set: &WeightsSet) -> Result<NetEvaluator, WeightsError> {
         if let Some((name, _)) = set.nets.iter().find(|(n, _)| {
-            !["contact", "race", BLITZ_NET, LUCK_NET, PREFILTER_NET].contains(&n.as_str())
+            ![
+                "contact",
+                "race",
+                BLITZ_NET,
+                BACK_GAME_NET,
+                LUCK_NET,
+                PREFILTER_NET,
+            ]
+            .contains(&n.as_str())
         }) {
             return Err(WeightsError::Shape(format!(
-                "a net named {name:?}: this build evaluates with a contact, a race, a blitz, a luck and a prefilter net only"
+                "a net named {name:?}: this build evaluates with a contact, a race, a blitz, a back-game, a luck and a prefilter net only"
             )));
         }
         let prefilter = match set.nets.iter().find(|(n, _)| n == PREFILTER_NET) {
@@ -286,21 +322,25 @@ impl NetEvaluator {
         };
         let contact = set.get("contact")?.clone();
         let race = set.get("race")?.clone();
-        let blitz = match set.nets.iter().find(|(n, _)| n == BLITZ_NET) {
+        // A game plan's net reads what the contact net reads.
+        let plan_net = |name: &str, what: &str| match set.nets.iter().find(|(n, _)| n == name) {
             Some((_, net)) if net.inputs() != contact.inputs() => {
-                return Err(WeightsError::Shape(format!(
-                    "the blitz net reads {} inputs, the contact net {}",
+                Err(WeightsError::Shape(format!(
+                    "the {what} net reads {} inputs, the contact net {}",
                     net.inputs(),
                     contact.inputs()
                 )))
             }
-            found => found.map(|(_, net)| net.clone()),
+            found => Ok(found.map(|(_, net)| net.clone())),
         };
+        let blitz = plan_net(BLITZ_NET, "blitz")?;
+        let back_game = plan_net(BACK_GAME_NET, "back-game")?;
         let luck = set.nets.iter().find(|(n, _)| n == LUCK_NET);
         Ok(NetEvaluator {
             contact,
             race,
             blitz,
+            back_game,
             bearoff: None,
             layout: set.layout,
             luck: None,
@@ -319,8 +359,11 @@ impl NetEvaluator {
     fn set_first_layer(&mut self, first: FirstLayer) {
         self.contact.set_first_layer(first);
         self.race.set_first_layer(first);
-        if let Some(blitz) = self.blitz.as_mut() {
-            blitz.set_first_layer(first);
+        for net in [self.blitz.as_mut(), self.back_game.as_mut()]
+            .into_iter()
+            .flatten()
+        {
+            net.set_first_layer(first);
         }
         if let Some(luck) = self.luck.as_mut() {
             Arc::make_mut(luck).set_first_layer(first);
@@ -348,6 +391,7 @@ impl NetEvaluator {
                 },
                 race: self.race.clone(),
                 blitz: None,
+                back_game: None,
                 bearoff: self.bearoff.clone(),
                 layout: self.layout,
                 luck: None,
@@ -365,6 +409,9 @@ impl NetEvaluator {
         ];
         if let Some(blitz) = &self.blitz {
             nets.push((BLITZ_NET.into(), blitz.clone()));
+        }
+        if let Some(back_game) = &self.back_game {
+            nets.push((BACK_GAME_NET.into(), back_game.clone()));
         }
         if let Some(luck) = &self.luck {
             nets.push((LUCK_NET.into(), luck.contact.clone()));
@@ -393,28 +440,32 @@ impl NetEvaluator {
             NetClass::Race
         } else if self.blitz.is_some() && is_blitz(pos) {
             NetClass::Blitz
+        } else if self.back_game.is_some() && is_back_game(pos) {
+            NetClass::BackGame
         } else {
             NetClass::Contact
         }
     }
 
-    /// The net of a class (the contact net for blitzes when there is no
-    /// blitz net, as [`Self::class_of`] routes them).
+    /// The net of a class (the contact net for a game plan with no net of
+    /// its own, as [`Self::class_of`] routes them).
     pub fn net(&self, class: impl Into<NetClass>) -> &Net {
         match class.into() {
             NetClass::Contact => &self.contact,
             NetClass::Race => &self.race,
             NetClass::Blitz => self.blitz.as_ref().unwrap_or(&self.contact),
+            NetClass::BackGame => self.back_game.as_ref().unwrap_or(&self.contact),
         }
     }
 
-    /// The net of a class, mutably (training; the contact net for blitzes
-    /// when there is no blitz net).
+    /// The net of a class, mutably (training; the contact net for a game
+    /// plan with no net of its own).
     pub fn net_mut(&mut self, class: impl Into<NetClass>) -> &mut Net {
         match class.into() {
             NetClass::Contact => &mut self.contact,
             NetClass::Race => &mut self.race,
             NetClass::Blitz => self.blitz.as_mut().unwrap_or(&mut self.contact),
+            NetClass::BackGame => self.back_game.as_mut().unwrap_or(&mut self.contact),
         }
     }
 }
@@ -474,10 +525,10 @@ impl Default for Group {
 }
 
 /// A batch's scratch: a group for each way a position can be valued (the
-/// contact net, the race net, the blitz net, the near position's sums)
-/// and the activations of the group being evaluated.
+/// contact net, the race net, the blitz net, the back-game net, the near
+/// position's sums) and the activations of the group being evaluated.
 struct Scratch {
-    groups: [Group; 4],
+    groups: [Group; WAYS],
     acts: [Activations; GROUP],
 }
 
@@ -487,8 +538,12 @@ enum Way {
     Contact = 0,
     Race = 1,
     Blitz = 2,
-    Near = 3,
+    BackGame = 3,
+    Near = 4,
 }
+
+/// How many [`Way`]s there are.
+const WAYS: usize = 5;
 
 impl From<NetClass> for Way {
     /// The class's net, from the biases.
@@ -497,6 +552,7 @@ impl From<NetClass> for Way {
             NetClass::Contact => Way::Contact,
             NetClass::Race => Way::Race,
             NetClass::Blitz => Way::Blitz,
+            NetClass::BackGame => Way::BackGame,
         }
     }
 }
@@ -510,7 +566,7 @@ impl NetEvaluator {
         positions: &[Position],
         out: &mut [Probs],
         near: Option<(&Net, &FirstSums)>,
-        mut sort: impl FnMut(&Position, &mut [Group; 4]) -> Way,
+        mut sort: impl FnMut(&Position, &mut [Group; WAYS]) -> Way,
     ) {
         thread_local! {
             static SCRATCH: std::cell::RefCell<Option<Box<Scratch>>> =
@@ -531,6 +587,7 @@ impl NetEvaluator {
                     Way::Contact => (&self.contact, None),
                     Way::Race => (&self.race, None),
                     Way::Blitz => (self.net(NetClass::Blitz), None),
+                    Way::BackGame => (self.net(NetClass::BackGame), None),
                     Way::Near => {
                         let (net, sums) = near.expect("a near group has sums");
                         (net, Some(sums))
@@ -555,7 +612,13 @@ impl NetEvaluator {
                     flush(way, g, out);
                 }
             }
-            for way in [Way::Contact, Way::Race, Way::Blitz, Way::Near] {
+            for way in [
+                Way::Contact,
+                Way::Race,
+                Way::Blitz,
+                Way::BackGame,
+                Way::Near,
+            ] {
                 let g = &mut groups[way as usize];
                 if g.len > 0 {
                     flush(way, g, out);
@@ -721,6 +784,7 @@ mod tests {
             contact: Net::random(layout.inputs(), contact, &mut rng),
             race: Net::random(layout.inputs(), race, &mut rng),
             blitz: None,
+            back_game: None,
             bearoff: None,
             layout,
             luck: None,
@@ -735,6 +799,17 @@ mod tests {
         let ev = random_evaluator(seed, contact, race);
         NetEvaluator {
             blitz: Some(Net::random(ev.layout.inputs(), contact, &mut rng)),
+            ..ev
+        }
+    }
+
+    /// Random nets as [`with_blitz_net`]'s, with a back-game net beside.
+    fn with_plan_nets(seed: u64, contact: usize, race: usize) -> NetEvaluator {
+        use rand::SeedableRng;
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed ^ 0xBAC);
+        let ev = with_blitz_net(seed, contact, race);
+        NetEvaluator {
+            back_game: Some(Net::random(ev.layout.inputs(), contact, &mut rng)),
             ..ev
         }
     }
@@ -781,6 +856,41 @@ mod tests {
             with.eval(&Position::start()),
             plain.eval(&Position::start())
         );
+    }
+
+    /// Back games go to the back-game net when there is one, blitzes
+    /// still to the blitz net; a misshapen back-game net is refused.
+    #[test]
+    fn back_games_go_to_the_back_game_net_when_there_is_one() {
+        use crate::evaluation::weights::{decode, encode};
+        use crate::formats::position_id::decode as position;
+        use rand::SeedableRng;
+        // A real 5-point match position: the side not on roll holds the
+        // 3 and 5 points of the mover's home board, 102 pips behind.
+        let deep = position("2C0A8Bwz2w0GAA").unwrap();
+        assert!(is_back_game(&deep) && is_back_game(&deep.swapped()));
+        assert!(!is_blitz(&deep));
+        assert!(!is_back_game(&Position::start()));
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(0xBAC);
+        let (plain, with) = (with_blitz_net(9, 32, 32), with_plan_nets(9, 32, 32));
+        assert_eq!(plain.class_of(&deep), NetClass::Contact);
+        assert_eq!(with.class_of(&deep), NetClass::BackGame);
+        assert_ne!(with.eval(&deep), plain.eval(&deep));
+        assert_eq!(
+            with.eval(&Position::start()),
+            plain.eval(&Position::start())
+        );
+        let blitz = position("sNsNEETjdkMADA").unwrap();
+        assert_eq!(with.class_of(&blitz), NetClass::Blitz);
+        let back = NetEvaluator::from_weights(&decode(&encode(&with.to_weights("t"))).unwrap());
+        assert_eq!(back.unwrap(), with);
+        let mut set = plain.to_weights("t");
+        set.nets.push((
+            BACK_GAME_NET.into(),
+            Net::random(Layout::V2.inputs(), 32, &mut rng),
+        ));
+        let err = NetEvaluator::from_weights(&set).unwrap_err().to_string();
+        assert!(err.contains("the back-game net reads"), "{err}");
     }
 
     #[test]
@@ -879,7 +989,7 @@ mod tests {
     /// play that breaks contact is valued by the race net).
     #[test]
     fn batches_valued_near_a_position_agree_with_plain_batches() {
-        let ev = with_blitz_net(11, 96, 64);
+        let ev = with_plan_nets(11, 96, 64);
         let (mut plain, mut near) = (Vec::new(), Vec::new());
         let mut checked = 0;
         for (pos, cands) in random_game_steps(20, 7) {
@@ -940,11 +1050,11 @@ mod tests {
     /// and by differences from a nearby position.
     #[test]
     fn grouped_batches_give_one_at_a_times_bits() {
-        let ev = with_blitz_net(12, 96, 64);
+        let ev = with_plan_nets(12, 96, 64);
         let mut act = ev.contact.activations();
         let mut x = SparseInputs::default();
         let mut sums = FirstSums::default();
-        let (mut races, mut blitzes, mut total) = (0, 0, 0);
+        let (mut races, mut blitzes, mut back_games, mut total) = (0, 0, 0, 0);
         for (pos, cands) in random_game_steps(30, 9) {
             let boards: Vec<Position> = cands.iter().map(|c| c.position.swapped()).collect();
             let net = |p: &Position| ev.net(ev.class_of(p));
@@ -988,10 +1098,15 @@ mod tests {
                 .iter()
                 .filter(|p| ev.class_of(p) == NetClass::Blitz)
                 .count();
+            back_games += boards
+                .iter()
+                .filter(|p| ev.class_of(p) == NetClass::BackGame)
+                .count();
             total += boards.len();
         }
         assert!(races > 500 && total - races > 5_000, "{races} of {total}");
         assert!(blitzes > 100, "{blitzes} blitzes of {total}");
+        assert!(back_games > 100, "{back_games} back games of {total}");
     }
 
     #[test]

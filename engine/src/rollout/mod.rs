@@ -350,6 +350,7 @@ mod tests {
                 &mut rng,
             ),
             blitz: None,
+            back_game: None,
             bearoff: db,
             layout: crate::evaluation::inputs::Layout::V2,
             luck: None,

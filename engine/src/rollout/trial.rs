@@ -586,6 +586,7 @@ mod tests {
             contact: Net::random(Layout::V3.inputs(), 32, &mut rng),
             race: Net::random(Layout::V3.inputs(), 32, &mut rng),
             blitz: None,
+            back_game: None,
             bearoff: None,
             layout: Layout::V3,
             luck: None,
