@@ -11,7 +11,7 @@ use ndarray::{s, Array1, Array2, Axis};
 use rand::Rng;
 
 use anyhow::Result;
-use sheshbesh_engine::evaluation::evaluator::NetEvaluator;
+use sheshbesh_engine::evaluation::evaluator::{NetClass, NetEvaluator};
 use sheshbesh_engine::evaluation::net::{Net, Params, BLOCK2, MAX_HIDDEN, MAX_HIDDEN2, OUTPUTS};
 
 use crate::checkpoint::{self, Provenance};
@@ -297,8 +297,16 @@ pub fn splice(from: &SpliceFrom) -> Result<(NetEvaluator, Provenance)> {
         let luck = ev.luck.take();
         ev = ev.with_luck(luck.as_ref().map(|l| &l.contact));
     }
-    for (path, plan) in [(from.blitz, "blitz"), (from.back_game, "back-game")] {
+    for (path, class) in [
+        (from.blitz, NetClass::Blitz),
+        (from.back_game, NetClass::BackGame),
+    ] {
         let Some(path) = path else { continue };
+        let plan = if class == NetClass::Blitz {
+            "blitz"
+        } else {
+            "back-game"
+        };
         let net = if path == from.contact {
             // A copy of the file's own contact net: no other training to
             // add to the record.
@@ -311,8 +319,8 @@ pub fn splice(from: &SpliceFrom) -> Result<(NetEvaluator, Provenance)> {
             let what = format!("{plan} net: contact net of");
             spliced_in(&ev, &mut prov, from.contact, path, &what)?.contact
         };
-        match plan {
-            "blitz" => ev.blitz = Some(net),
+        match class {
+            NetClass::Blitz => ev.blitz = Some(net),
             _ => ev.back_game = Some(net),
         }
     }
